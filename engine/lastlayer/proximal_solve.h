@@ -1,0 +1,34 @@
+// The closed-form last layer (METHODS.md Part 1, "Solving"):
+//
+//     W = argmin_W ||Y − Φ W||_F² + λ ||W − W0||_F²  =  (ΦᵀΦ + λI)⁻¹ (ΦᵀY + λ W0)
+//
+// With W0 = 0 this is the ridge solution W*(θ) (λ = β); with W0 = W_{t−1} it is the proximal
+// ("approximate Kalman") update. W here is d × k (the transpose of METHODS.md's k × d) so that
+// predictions are Φ W. Everything is computed in float64; no inverse is formed.
+#pragma once
+#include <torch/torch.h>
+
+namespace liftlab {
+
+enum class SolvePath {
+    Automatic,  // Woodbury when n < d and λ > 0 (an n × n system), else Cholesky (d × d)
+    Cholesky,   // Cholesky of the d × d matrix ΦᵀΦ + λI
+    Woodbury,   // (ΦᵀΦ + λI)⁻¹ = (I − Φᵀ(ΦΦᵀ + λI)⁻¹Φ)/λ: Cholesky of the n × n ΦΦᵀ + λI
+};
+
+struct ProximalSolveResult {
+    torch::Tensor w;  // d × k, float64
+    SolvePath path;   // the path actually taken
+};
+
+// phi: n × d, y: n × k, w_prior: d × k or undefined (meaning 0). Inputs of any float dtype.
+// Throws std::runtime_error when the system is singular (λ = 0 with rank-deficient Φ) or when
+// Woodbury is requested with λ = 0.
+ProximalSolveResult solve_proximal(const torch::Tensor& phi, const torch::Tensor& y, double lambda,
+                                   const torch::Tensor& w_prior = {},
+                                   SolvePath path = SolvePath::Automatic);
+
+// Appends the constant-1 feature that carries the bias: [Φ, 1].
+torch::Tensor with_bias_column(const torch::Tensor& phi);
+
+}  // namespace liftlab

@@ -1,0 +1,52 @@
+// The run folder (DESIGN.md "Run store"): spec.json, metrics.csv, summary.json, figures.
+// JSON files are replaced atomically (temp file + rename); metrics.csv is appended and flushed
+// at every log point, so a killed process leaves a log that is readable up to its last full row.
+#pragma once
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "training/progress.h"
+
+namespace liftlab {
+
+// Writes `content` to `path` through a temporary file in the same folder and a rename.
+void write_file_atomic(const std::string& path, const std::string& content);
+
+class RunStore {
+public:
+    // Creates a fresh folder `<parent>/<name>-YYYYmmdd-HHMMSS[-N]` (and `parent` if needed).
+    static RunStore create(const std::string& parent, const std::string& name);
+    // Opens an existing folder to append metrics (used by tests and tools).
+    explicit RunStore(std::string dir);
+    ~RunStore();
+    RunStore(RunStore&& other) noexcept;
+    RunStore& operator=(RunStore&&) = delete;
+    RunStore(const RunStore&) = delete;
+
+    const std::string& dir() const { return dir_; }
+    std::string path(const std::string& file) const { return dir_ + "/" + file; }
+
+    void write_json(const std::string& file, const nlohmann::json& j) const;
+    void append_metrics(const std::vector<MetricPoint>& points);  // appends rows, then flushes
+
+private:
+    std::string dir_;
+    std::FILE* metrics_ = nullptr;
+};
+
+struct MetricRow {
+    int step = 0;
+    std::string method;
+    std::uint64_t seed = 0;
+    std::string metric;
+    double value = 0;
+};
+
+// Reads metrics.csv (step,method,seed,metric,value). A last line without its newline — a row cut
+// by a killed writer — is ignored. Throws DataError naming the line for a malformed full row.
+std::vector<MetricRow> read_metrics_csv(const std::string& path);
+
+}  // namespace liftlab

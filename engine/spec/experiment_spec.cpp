@@ -1,0 +1,316 @@
+#include "spec/experiment_spec.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/errors.h"
+
+namespace liftlab {
+
+namespace {
+
+// Reads the fields of one JSON object and remembers which keys were used, so that `finish`
+// can report the first unknown key (typos must not be silently ignored).
+class ObjectReader {
+public:
+    ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
+        if (!j_.is_object()) throw SpecError(path_.empty() ? "<root>" : path_, "expected an object");
+    }
+
+    std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
+    bool has(const std::string& k) const { return j_.contains(k); }
+    const nlohmann::json& raw(const std::string& k) {
+        used_.insert(k);
+        return j_.at(k);
+    }
+
+    template <typename T>
+    void read(const std::string& k, T& out) {
+        if (!j_.contains(k)) return;
+        used_.insert(k);
+        out = convert<T>(j_.at(k), key(k));
+    }
+
+    void finish() const {
+        for (auto it = j_.begin(); it != j_.end(); ++it)
+            if (!used_.count(it.key())) throw SpecError(key(it.key()), "unknown key");
+    }
+
+    template <typename T>
+    static T convert(const nlohmann::json& v, const std::string& key) {
+        if constexpr (std::is_same_v<T, bool>) {
+            if (!v.is_boolean()) throw SpecError(key, "expected true or false, got " + v.dump());
+            return v.get<bool>();
+        } else if constexpr (std::is_same_v<T, std::string>) {
+            if (!v.is_string()) throw SpecError(key, "expected a string, got " + v.dump());
+            return v.get<std::string>();
+        } else if constexpr (std::is_integral_v<T>) {
+            if (!v.is_number_integer())
+                throw SpecError(key, "expected an integer, got " + v.dump());
+            if constexpr (std::is_unsigned_v<T>) {
+                if (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < 0)
+                    throw SpecError(key, "expected a non-negative integer, got " + v.dump());
+            }
+            return v.get<T>();
+        } else if constexpr (std::is_floating_point_v<T>) {
+            if (!v.is_number()) throw SpecError(key, "expected a number, got " + v.dump());
+            return v.get<T>();
+        } else {
+            // std::vector<U>
+            using U = typename T::value_type;
+            if (!v.is_array()) throw SpecError(key, "expected an array, got " + v.dump());
+            T out;
+            for (size_t i = 0; i < v.size(); ++i)
+                out.push_back(convert<U>(v[i], key + "[" + std::to_string(i) + "]"));
+            return out;
+        }
+    }
+
+private:
+    const nlohmann::json& j_;
+    std::string path_;
+    std::set<std::string> used_;
+};
+
+void require(bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw SpecError(key, what);
+}
+
+void require_one_of(const std::string& value, const std::vector<std::string>& allowed,
+                    const std::string& key) {
+    if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+    std::string list;
+    for (const auto& a : allowed) list += (list.empty() ? "" : ", ") + a;
+    throw SpecError(key, "'" + value + "' is not one of: " + list);
+}
+
+TaskSpec parse_task(const nlohmann::json& j) {
+    TaskSpec t;
+    ObjectReader r(j, "task");
+    r.read("kind", t.kind);
+    require_one_of(t.kind, {"teacher-regression", "csv-regression"}, r.key("kind"));
+    r.read("input_dim", t.input_dim);
+    r.read("output_dim", t.output_dim);
+    r.read("teacher_hidden", t.teacher_hidden);
+    r.read("noise", t.noise);
+    r.read("n_train", t.n_train);
+    r.read("n_test", t.n_test);
+    r.read("csv_path", t.csv_path);
+    r.read("target_columns", t.target_columns);
+    r.read("test_fraction", t.test_fraction);
+    r.read("standardize", t.standardize);
+    r.read("data_seed", t.data_seed);
+    r.finish();
+    require(t.input_dim > 0, r.key("input_dim"), "must be positive");
+    require(t.output_dim > 0, r.key("output_dim"), "must be positive");
+    for (size_t i = 0; i < t.teacher_hidden.size(); ++i)
+        require(t.teacher_hidden[i] > 0, r.key("teacher_hidden[" + std::to_string(i) + "]"),
+                "must be positive");
+    require(t.noise >= 0, r.key("noise"), "must be non-negative");
+    require(t.n_train > 0, r.key("n_train"), "must be positive");
+    require(t.n_test > 0, r.key("n_test"), "must be positive");
+    require(t.test_fraction > 0 && t.test_fraction < 1, r.key("test_fraction"),
+            "must lie in (0, 1)");
+    if (t.kind == "csv-regression")
+        require(!t.csv_path.empty(), r.key("csv_path"), "is required for csv-regression");
+    return t;
+}
+
+BackboneSpec parse_backbone(const nlohmann::json& j) {
+    BackboneSpec b;
+    ObjectReader r(j, "backbone");
+    r.read("kind", b.kind);
+    require_one_of(b.kind, {"mlp"}, r.key("kind"));
+    r.read("hidden", b.hidden);
+    r.read("feature_dim", b.feature_dim);
+    r.read("activation", b.activation);
+    r.finish();
+    require_one_of(b.activation, {"tanh", "relu", "gelu"}, r.key("activation"));
+    require(b.feature_dim > 0, r.key("feature_dim"), "must be positive");
+    for (size_t i = 0; i < b.hidden.size(); ++i)
+        require(b.hidden[i] > 0, r.key("hidden[" + std::to_string(i) + "]"), "must be positive");
+    return b;
+}
+
+OptimizerSpec parse_optimizer(const nlohmann::json& j) {
+    OptimizerSpec o;
+    ObjectReader r(j, "optimizer");
+    r.read("kind", o.kind);
+    require_one_of(o.kind, {"sgd", "adam"}, r.key("kind"));
+    r.read("lr", o.lr);
+    r.read("momentum", o.momentum);
+    r.finish();
+    require(o.lr > 0, r.key("lr"), "must be positive");
+    require(o.momentum >= 0 && o.momentum < 1, r.key("momentum"), "must lie in [0, 1)");
+    return o;
+}
+
+MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
+    MethodSpec m;
+    ObjectReader r(j, path);
+    if (!r.has("name")) throw SpecError(r.key("name"), "is required");
+    r.read("name", m.name);
+    require_one_of(m.name, {"sgd", "adam", "cf-ridge", "cf-prox"}, r.key("name"));
+    m.label = m.name;
+    r.read("label", m.label);
+    r.read("lr", m.lr);
+    r.read("beta", m.beta);
+    r.read("lambda", m.lambda);
+    r.finish();
+    require(!m.label.empty(), r.key("label"), "must not be empty");
+    require(m.label.find_first_of(",\n\"") == std::string::npos, r.key("label"),
+            "must not contain commas, quotes or newlines");
+    if (m.name == "sgd" || m.name == "adam")
+        require(m.lr > 0, r.key("lr"), "must be positive (the step size of " + m.name + ")");
+    require(m.beta >= 0, r.key("beta"), "must be non-negative");
+    require(m.lambda >= 0, r.key("lambda"), "must be non-negative");
+    return m;
+}
+
+}  // namespace
+
+ExperimentSpec parse_spec(const nlohmann::json& j) {
+    ExperimentSpec s;
+    ObjectReader r(j, "");
+    r.read("name", s.name);
+    r.read("description", s.description);
+    if (r.has("task")) s.task = parse_task(r.raw("task"));
+    if (r.has("backbone")) s.backbone = parse_backbone(r.raw("backbone"));
+    if (r.has("optimizer")) s.optimizer = parse_optimizer(r.raw("optimizer"));
+    if (r.has("methods")) {
+        const auto& arr = r.raw("methods");
+        if (!arr.is_array()) throw SpecError("methods", "expected an array, got " + arr.dump());
+        for (size_t i = 0; i < arr.size(); ++i)
+            s.methods.push_back(parse_method(arr[i], "methods[" + std::to_string(i) + "]"));
+    }
+    r.read("batch_size", s.batch_size);
+    r.read("steps", s.steps);
+    r.read("seeds", s.seeds);
+    r.read("log_every", s.log_every);
+    r.read("threads", s.threads);
+    r.read("step_order", s.step_order);
+    r.read("divergence_factor", s.divergence_factor);
+    r.finish();
+
+    require(!s.name.empty(), "name", "must not be empty");
+    require(!s.methods.empty(), "methods", "needs at least one method");
+    std::set<std::string> labels;
+    for (size_t i = 0; i < s.methods.size(); ++i)
+        require(labels.insert(s.methods[i].label).second,
+                "methods[" + std::to_string(i) + "].label",
+                "duplicate label '" + s.methods[i].label + "' (give each method a unique label)");
+    require(s.batch_size > 0, "batch_size", "must be positive, got " + std::to_string(s.batch_size));
+    require(s.steps > 0, "steps", "must be positive");
+    require(!s.seeds.empty(), "seeds", "needs at least one seed");
+    require(s.log_every > 0, "log_every", "must be positive");
+    require(s.threads > 0, "threads", "must be positive");
+    require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
+    require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
+    if (s.task.kind == "teacher-regression")
+        require(s.batch_size <= s.task.n_train, "batch_size",
+                "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
+    return s;
+}
+
+nlohmann::json to_json(const ExperimentSpec& s) {
+    nlohmann::json methods = nlohmann::json::array();
+    for (const auto& m : s.methods)
+        methods.push_back({{"name", m.name},
+                           {"label", m.label},
+                           {"lr", m.lr},
+                           {"beta", m.beta},
+                           {"lambda", m.lambda}});
+    const auto& t = s.task;
+    return {{"name", s.name},
+            {"description", s.description},
+            {"task",
+             {{"kind", t.kind},
+              {"input_dim", t.input_dim},
+              {"output_dim", t.output_dim},
+              {"teacher_hidden", t.teacher_hidden},
+              {"noise", t.noise},
+              {"n_train", t.n_train},
+              {"n_test", t.n_test},
+              {"csv_path", t.csv_path},
+              {"target_columns", t.target_columns},
+              {"test_fraction", t.test_fraction},
+              {"standardize", t.standardize},
+              {"data_seed", t.data_seed}}},
+            {"backbone",
+             {{"kind", s.backbone.kind},
+              {"hidden", s.backbone.hidden},
+              {"feature_dim", s.backbone.feature_dim},
+              {"activation", s.backbone.activation}}},
+            {"optimizer",
+             {{"kind", s.optimizer.kind},
+              {"lr", s.optimizer.lr},
+              {"momentum", s.optimizer.momentum}}},
+            {"methods", methods},
+            {"batch_size", s.batch_size},
+            {"steps", s.steps},
+            {"seeds", s.seeds},
+            {"log_every", s.log_every},
+            {"threads", s.threads},
+            {"step_order", s.step_order},
+            {"divergence_factor", s.divergence_factor}};
+}
+
+void apply_override(nlohmann::json& spec, const std::string& assignment) {
+    const auto eq = assignment.find('=');
+    if (eq == std::string::npos || eq == 0)
+        throw SpecError(assignment, "an override must look like key=value");
+    const std::string path = assignment.substr(0, eq);
+    const std::string text = assignment.substr(eq + 1);
+    nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (value.is_discarded()) value = text;
+
+    std::vector<std::string> parts;
+    size_t start = 0;
+    while (true) {
+        size_t dot = path.find('.', start);
+        parts.push_back(path.substr(start, dot == std::string::npos ? dot : dot - start));
+        if (dot == std::string::npos) break;
+        start = dot + 1;
+    }
+    nlohmann::json* node = &spec;
+    std::string walked;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const std::string& part = parts[i];
+        if (part.empty()) throw SpecError(path, "empty component in key");
+        const bool last = i + 1 == parts.size();
+        walked += (walked.empty() ? "" : ".") + part;
+        if (node->is_array()) {
+            nlohmann::json* next = nullptr;
+            const bool numeric = std::all_of(part.begin(), part.end(), ::isdigit);
+            if (numeric) {
+                size_t idx = std::stoul(part);
+                if (idx >= node->size())
+                    throw SpecError(walked, "index out of range (size " +
+                                                std::to_string(node->size()) + ")");
+                next = &(*node)[idx];
+            } else {
+                for (auto& el : *node) {
+                    const bool match =
+                        el.is_object() &&
+                        ((el.contains("label") && el["label"] == part) ||
+                         (!el.contains("label") && el.contains("name") && el["name"] == part));
+                    if (match) next = &el;
+                }
+                if (!next) throw SpecError(walked, "no element with label '" + part + "'");
+            }
+            if (last) *next = value;
+            node = next;
+        } else if (node->is_object()) {
+            if (last) {
+                (*node)[part] = value;  // an unknown key is then reported by parse_spec
+            } else {
+                if (!node->contains(part)) (*node)[part] = nlohmann::json::object();
+                node = &(*node)[part];
+            }
+        } else {
+            throw SpecError(walked, "cannot descend into a " + std::string(node->type_name()));
+        }
+    }
+}
+
+}  // namespace liftlab

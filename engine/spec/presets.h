@@ -1,0 +1,21 @@
+// Built-in presets (resources/presets/*.json, embedded at build time) and spec loading.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace liftlab {
+
+struct Preset {
+    std::string name;
+    std::string description;
+    nlohmann::json spec;
+};
+
+const std::vector<Preset>& builtin_presets();
+
+// `name_or_path` is a path to a spec JSON file when such a file exists (or it ends in .json),
+// else the name of a built-in preset. Throws SpecError (unknown preset) or DataError (bad file).
+nlohmann::json load_spec_source(const std::string& name_or_path);
+
+}  // namespace liftlab

@@ -1,0 +1,45 @@
+// Values the runner reports while it works. Plain structs (no tensors) so they can be copied
+// across threads and into any front end. Metric names used by the regression task:
+//   train_loss  mean squared error of the mini-batches since the last log point (θ-step batch)
+//   test_loss   mean squared error on the test split (mean over samples and outputs)
+//   time_s      wall-clock seconds this method has spent in its training steps
+//   solve_fraction  cf-* only: share of step time spent in the closed-form solve
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace liftlab {
+
+struct MetricPoint {
+    int step = 0;
+    std::string method;  // the method's label
+    std::uint64_t seed = 0;
+    std::string metric;
+    double value = 0;
+};
+
+struct MethodStatus {
+    std::string method;
+    std::uint64_t seed = 0;
+    std::string status;  // running | ok | diverged | failed | cancelled
+    int step = 0;        // step at which the status was reached
+    std::string reason;  // human-readable detail for diverged/failed
+};
+
+struct ProgressUpdate {
+    int step = 0;  // step within the current seed
+    int total_steps = 0;
+    std::uint64_t seed = 0;
+    int seed_index = 0;
+    int num_seeds = 1;
+    double fraction = 0;  // of the whole run, in [0, 1]
+    std::vector<MetricPoint> points;      // new since the previous update
+    std::vector<MethodStatus> statuses;   // changes since the previous update
+};
+
+// Return false to cancel the run (it stops at the next step; the run folder stays readable).
+using ProgressCallback = std::function<bool(const ProgressUpdate&)>;
+
+}  // namespace liftlab

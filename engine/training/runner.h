@@ -1,0 +1,39 @@
+// Runs an experiment spec synchronously and deterministically (given seeds and thread count).
+// Torch-free interface: front ends include this without LibTorch headers.
+#pragma once
+#include <atomic>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "spec/experiment_spec.h"
+#include "training/progress.h"
+
+namespace liftlab {
+
+struct RunOptions {
+    std::string out_dir;                  // parent of the run folder; empty: nothing is written
+    const std::atomic<bool>* stop = nullptr;  // checked every step; true cancels
+};
+
+struct MethodRunSummary {
+    std::string method;  // label
+    std::string name;    // sgd | adam | cf-ridge | cf-prox
+    std::uint64_t seed = 0;
+    int batch_size = 0;
+    std::string status;  // ok | diverged | failed | cancelled
+    int steps_done = 0;
+    std::string reason;
+    std::map<std::string, double> final_metrics;
+};
+
+struct RunResult {
+    std::string status;   // ok | cancelled | diverged (every method diverged or failed)
+    std::string run_dir;  // empty when out_dir was empty
+    std::vector<MethodRunSummary> runs;
+};
+
+RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
+                         const ProgressCallback& on_progress = {});
+
+}  // namespace liftlab

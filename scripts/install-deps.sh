@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs the Debian packages LiftLab needs, only those that are missing, then checks that
+# LibTorch will use OpenBLAS (without libopenblas0-pthread it silently falls back to reference BLAS).
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build pkg-config clang-format
+  qt6-base-dev qt6-svg-dev libqt6svg6 libqt6opengl6-dev
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libtorch-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libopenblas0-pthread libopenblas-pthread-dev
+  dataset-fashion-mnist
+  xvfb xauth fonts-dejavu-core
+  python3-torch python3-numpy
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
+  sudo_cmd=""
+  if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo_cmd apt-get update -qq
+  $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+else
+  echo "install-deps: all packages present"
+fi
+
+# LibTorch links libblas.so.3 through the alternatives system; make sure it resolves to OpenBLAS.
+blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || true)
+case "$blas" in
+  *openblas*) echo "install-deps: BLAS = $blas" ;;
+  *) echo "install-deps: WARNING: libblas.so.3 resolves to '$blas', not OpenBLAS; LibTorch matmul will be slow" >&2 ;;
+esac
