@@ -1,0 +1,135 @@
+// Spec validation: every bad spec is an error whose message names the key.
+#include <gtest/gtest.h>
+
+#include "core/errors.h"
+#include "spec/experiment_spec.h"
+#include "spec/presets.h"
+
+using liftlab::apply_override;
+using liftlab::parse_spec;
+using liftlab::SpecError;
+using nlohmann::json;
+
+namespace {
+
+json minimal() {
+    return json::parse(R"({"name": "t", "methods": [{"name": "cf-prox", "lambda": 2.0},
+                                                      {"name": "adam", "lr": 0.001}]})");
+}
+
+// Parses and returns the SpecError's key and message; fails the test when parsing succeeds.
+std::pair<std::string, std::string> spec_error(const json& j) {
+    try {
+        parse_spec(j);
+    } catch (const SpecError& e) {
+        return {e.key(), e.what()};
+    }
+    ADD_FAILURE() << "expected a SpecError for " << j.dump();
+    return {};
+}
+
+}  // namespace
+
+TEST(ExperimentSpec, MinimalSpecGetsDefaults) {
+    auto s = parse_spec(minimal());
+    EXPECT_EQ(s.methods.size(), 2u);
+    EXPECT_EQ(s.methods[0].label, "cf-prox");
+    EXPECT_DOUBLE_EQ(s.methods[0].lambda, 2.0);
+    EXPECT_EQ(s.batch_size, 32);
+    EXPECT_EQ(s.step_order, "backbone-first");
+}
+
+TEST(ExperimentSpec, RoundTripsThroughJson) {
+    auto s = parse_spec(minimal());
+    auto j = liftlab::to_json(s);
+    EXPECT_EQ(liftlab::to_json(parse_spec(j)), j);
+}
+
+TEST(ExperimentSpec, UnknownKeyIsNamed) {
+    auto j = minimal();
+    j["batch_sise"] = 8;
+    auto [key, msg] = spec_error(j);
+    EXPECT_EQ(key, "batch_sise");
+    EXPECT_NE(msg.find("unknown key"), std::string::npos) << msg;
+
+    j = minimal();
+    j["task"] = {{"nosie", 0.1}};
+    EXPECT_EQ(spec_error(j).first, "task.nosie");
+
+    j = minimal();
+    j["methods"][1]["lamda"] = 1.0;
+    EXPECT_EQ(spec_error(j).first, "methods[1].lamda");
+}
+
+TEST(ExperimentSpec, WrongTypeIsNamed) {
+    auto j = minimal();
+    j["steps"] = "many";
+    auto [key, msg] = spec_error(j);
+    EXPECT_EQ(key, "steps");
+    EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
+
+    j = minimal();
+    j["backbone"] = {{"hidden", {64, "wide"}}};
+    EXPECT_EQ(spec_error(j).first, "backbone.hidden[1]");
+
+    j = minimal();
+    j["batch_size"] = 3.5;
+    EXPECT_EQ(spec_error(j).first, "batch_size");
+}
+
+TEST(ExperimentSpec, OutOfRangeValuesAreNamed) {
+    auto j = minimal();
+    j["batch_size"] = -4;
+    auto [key, msg] = spec_error(j);
+    EXPECT_EQ(key, "batch_size");
+    EXPECT_NE(msg.find("must be positive"), std::string::npos) << msg;
+
+    j = minimal();
+    j["methods"][0]["lambda"] = -1.0;
+    EXPECT_EQ(spec_error(j).first, "methods[0].lambda");
+
+    j = minimal();
+    j["methods"][0]["name"] = "newton";
+    EXPECT_NE(spec_error(j).second.find("is not one of"), std::string::npos);
+
+    j = minimal();
+    j["methods"] = json::array();
+    EXPECT_EQ(spec_error(j).first, "methods");
+
+    j = minimal();
+    j["methods"][1] = {{"name", "cf-prox"}};  // same default label twice
+    EXPECT_NE(spec_error(j).second.find("duplicate label"), std::string::npos);
+
+    j = minimal();
+    j["seeds"] = {-1};
+    EXPECT_EQ(spec_error(j).first, "seeds[0]");
+}
+
+TEST(ExperimentSpec, OverridesFollowDottedPaths) {
+    auto j = minimal();
+    apply_override(j, "batch_size=8");
+    apply_override(j, "task.noise=0.5");
+    apply_override(j, "methods.cf-prox.lambda=10");
+    apply_override(j, "methods.1.lr=0.01");
+    apply_override(j, "step_order=w-first");  // not JSON: taken as a string
+    auto s = parse_spec(j);
+    EXPECT_EQ(s.batch_size, 8);
+    EXPECT_DOUBLE_EQ(s.task.noise, 0.5);
+    EXPECT_DOUBLE_EQ(s.methods[0].lambda, 10);
+    EXPECT_DOUBLE_EQ(s.methods[1].lr, 0.01);
+    EXPECT_EQ(s.step_order, "w-first");
+
+    EXPECT_THROW(apply_override(j, "methods.cf-rls.lambda=1"), SpecError);
+    EXPECT_THROW(apply_override(j, "no_equals_sign"), SpecError);
+    apply_override(j, "batch_sise=8");  // lands, then the parser names it
+    EXPECT_EQ(spec_error(j).first, "batch_sise");
+}
+
+TEST(ExperimentSpec, EveryBuiltinPresetParses) {
+    ASSERT_FALSE(liftlab::builtin_presets().empty());
+    for (const auto& p : liftlab::builtin_presets()) {
+        EXPECT_FALSE(p.description.empty()) << p.name;
+        EXPECT_NO_THROW(parse_spec(p.spec)) << p.name;
+    }
+    EXPECT_THROW(liftlab::load_spec_source("no-such-preset"), SpecError);
+}
