@@ -1,0 +1,67 @@
+// Cost of the closed-form proximal step relative to a plain gradient step (METHODS.md Part 1,
+// "Diagnostics: wall-clock cost of the solve"). For feature width d and batch n:
+//   gradient step  forward + backward + Adam on backbone and a linear head (what `adam` does)
+//   prox step      the same θ step, then a no-grad forward and the float64 proximal solve
+// with the solve forced through Cholesky (d × d) or Woodbury (n × n).
+// usage: liftlab-bench-prox THREADS
+#include <cstdio>
+#include <cstdlib>
+
+#include "bench_timer.h"
+#include "lastlayer/proximal_solve.h"
+#include "nn/mlp_backbone.h"
+
+int main(int argc, char** argv) {
+    const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+    torch::set_num_threads(threads);
+    torch::manual_seed(0);
+    constexpr int64_t kInput = 16, kOutputs = 4, kHidden = 128;
+    constexpr double kLambda = 1.0;
+    std::printf("threads=%d  backbone %lld-%lld-%lld-d, %lld outputs, lambda=%g\n", threads,
+                static_cast<long long>(kInput), static_cast<long long>(kHidden),
+                static_cast<long long>(kHidden), static_cast<long long>(kOutputs), kLambda);
+    std::printf("%6s %5s %12s %14s %14s %10s %10s\n", "d", "n", "grad_ms", "prox_chol_ms",
+                "prox_wood_ms", "chol/grad", "wood/grad");
+    for (int64_t d : {64, 256, 1024}) {
+        for (int64_t n : {16, 128}) {
+            liftlab::MlpBackbone net(
+                liftlab::MlpBackboneOptions(kInput, d).hidden({kHidden, kHidden}));
+            torch::nn::Linear head(d, kOutputs);
+            auto params = net->parameters();
+            for (auto& p : head->parameters()) params.push_back(p);
+            torch::optim::Adam adam(params, torch::optim::AdamOptions(1e-3));
+            torch::optim::Adam adam_backbone(net->parameters(), torch::optim::AdamOptions(1e-3));
+            auto x = torch::randn({n, kInput});
+            auto y = torch::randn({n, kOutputs});
+            auto w = torch::zeros({d + 1, kOutputs}, torch::kFloat64);
+
+            auto grad_step = [&] {
+                adam.zero_grad();
+                auto loss = torch::mse_loss(head->forward(net->forward(x)), y);
+                loss.backward();
+                adam.step();
+            };
+            auto prox_step = [&](liftlab::SolvePath path) {
+                adam_backbone.zero_grad();
+                auto wf = w.to(torch::kFloat32);
+                auto feats = net->forward(x);
+                auto loss = torch::mse_loss(torch::addmm(wf[d], feats, wf.narrow(0, 0, d)), y);
+                loss.backward();
+                adam_backbone.step();
+                torch::NoGradGuard g;
+                auto phi = liftlab::with_bias_column(net->forward(x).to(torch::kFloat64));
+                w = liftlab::solve_proximal(phi, y, kLambda, w, path).w;
+            };
+            const int calls = d >= 1024 ? 20 : 100;
+            const double g = liftlab::bench::median_seconds_per_call(grad_step, calls, 5, 10);
+            const double c = liftlab::bench::median_seconds_per_call(
+                [&] { prox_step(liftlab::SolvePath::Cholesky); }, calls, 5, 10);
+            const double wb = liftlab::bench::median_seconds_per_call(
+                [&] { prox_step(liftlab::SolvePath::Woodbury); }, calls, 5, 10);
+            std::printf("%6lld %5lld %12.3f %14.3f %14.3f %10.2f %10.2f\n",
+                        static_cast<long long>(d), static_cast<long long>(n), 1e3 * g, 1e3 * c,
+                        1e3 * wb, c / g, wb / g);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,31 @@
+// Training steps per second of LiftLab's own trainer (adam, cf-prox) on the cf-regression preset's
+// sizes, printed as JSON lines so bench/side_by_side.sh can set them beside the PyTorch reference.
+// usage: liftlab-bench-steps THREADS
+#include <cstdio>
+#include <cstdlib>
+
+#include "bench_timer.h"
+#include "data/dataset.h"
+#include "spec/experiment_spec.h"
+#include "spec/presets.h"
+#include "training/method_trainer.h"
+
+int main(int argc, char** argv) {
+    const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
+    torch::set_num_threads(threads);
+    auto spec = liftlab::parse_spec(liftlab::load_spec_source("cf-regression"));
+    const auto data = liftlab::make_dataset(spec.task);
+    for (const char* name : {"adam", "cf-prox"}) {
+        const liftlab::MethodSpec* method = nullptr;
+        for (const auto& m : spec.methods)
+            if (m.name == name) method = &m;
+        liftlab::MethodTrainer trainer(spec, *method, data, /*seed=*/0);
+        const double s = liftlab::bench::median_seconds_per_call([&] { trainer.step(); },
+                                                                 /*calls_per_rep=*/200,
+                                                                 /*reps=*/5, /*warmup_calls=*/50);
+        std::printf("{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"batch\": %d, "
+                    "\"steps_per_s\": %.1f}\n",
+                    name, threads, spec.batch_size, 1.0 / s);
+    }
+    return 0;
+}
