@@ -1,4 +1,4 @@
-// A supervised data set split into train and test tensors (float32, samples in rows).
+// A supervised data set split into train and test tensors (float32, samples in the first dim).
 #pragma once
 #include <torch/torch.h>
 
@@ -8,13 +8,20 @@
 namespace liftlab {
 
 struct Dataset {
-    torch::Tensor x_train, y_train;  // n_train × input_dim, n_train × output_dim
+    // x: n × (input shape); y: n × ... × k targets of the squared loss (one-hot for classes;
+    // n × s × 1 for operator learning, where every grid point is a sample of the last layer).
+    torch::Tensor x_train, y_train;
     torch::Tensor x_test, y_test;
+    // Classification only: int64 class indices and the class count (0 for regression).
+    torch::Tensor labels_train, labels_test;
+    int64_t num_classes = 0;
     std::vector<std::string> input_names, target_names;  // may be empty for generated data
 
+    bool classification() const { return num_classes > 0; }
     int64_t input_dim() const { return x_train.size(1); }
-    int64_t output_dim() const { return y_train.size(1); }
+    int64_t output_dim() const { return y_train.size(-1); }
     int64_t n_train() const { return x_train.size(0); }
+    int64_t n_test() const { return x_test.size(0); }
 };
 
 struct TaskSpec;

@@ -54,3 +54,40 @@ ProximalSolveResult solve_proximal(const torch::Tensor& phi_in, const torch::Ten
 }
 
 }  // namespace liftlab
+
+namespace liftlab {
+
+void GramStatistics::add(const torch::Tensor& phi_in, const torch::Tensor& y_in) {
+    torch::NoGradGuard no_grad;
+    const auto phi = phi_in.to(torch::kFloat64);
+    const auto y = y_in.to(torch::kFloat64);
+    const auto g = phi.t().matmul(phi), c = phi.t().matmul(y);
+    gram = gram.defined() ? gram + g : g;
+    cross = cross.defined() ? cross + c : c;
+    count += phi.size(0);
+}
+
+void GramStatistics::scale(double factor) {
+    if (gram.defined()) {
+        gram = gram * factor;
+        cross = cross * factor;
+    }
+}
+
+torch::Tensor solve_statistics(const GramStatistics& stats, double lambda,
+                               const torch::Tensor& w_prior) {
+    torch::NoGradGuard no_grad;
+    if (!stats.gram.defined()) throw std::invalid_argument("solve_statistics: no data yet");
+    auto a = stats.gram.clone();
+    a.diagonal().add_(lambda);
+    auto rhs = stats.cross;
+    if (w_prior.defined() && lambda > 0) rhs = rhs + lambda * w_prior.to(torch::kFloat64);
+    auto [l, info] = torch::linalg_cholesky_ex(a);
+    if (info.item<int64_t>() != 0)
+        throw std::runtime_error(
+            "closed-form solve: accumulated Gram matrix + λI is not positive definite (use a "
+            "positive beta/lambda)");
+    return torch::cholesky_solve(rhs, l);
+}
+
+}  // namespace liftlab

@@ -32,3 +32,23 @@ ProximalSolveResult solve_proximal(const torch::Tensor& phi, const torch::Tensor
 torch::Tensor with_bias_column(const torch::Tensor& phi);
 
 }  // namespace liftlab
+
+namespace liftlab {
+
+// Sufficient statistics of a least-squares problem: ΦᵀΦ and ΦᵀY in float64. Sums over samples,
+// so they accumulate over chunks (cf-full), decay with a forgetting factor (cf-rls) and would
+// all-reduce exactly across data-parallel workers.
+struct GramStatistics {
+    torch::Tensor gram;   // d × d
+    torch::Tensor cross;  // d × k
+    int64_t count = 0;
+
+    void add(const torch::Tensor& phi, const torch::Tensor& y);  // phi n × d, y n × k
+    void scale(double factor);                                    // forgetting: ρ · (A, B)
+};
+
+// W = (A + λI)⁻¹ (B + λ W0) by Cholesky, from accumulated statistics. w_prior may be undefined.
+torch::Tensor solve_statistics(const GramStatistics& stats, double lambda,
+                               const torch::Tensor& w_prior = {});
+
+}  // namespace liftlab

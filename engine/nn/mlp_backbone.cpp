@@ -20,6 +20,7 @@ torch::Tensor MlpBackboneImpl::activate(const torch::Tensor& h) const {
 }
 
 torch::Tensor MlpBackboneImpl::forward(torch::Tensor x) {
+    if (x.dim() > 2) x = x.flatten(1);  // images: every pixel is an input
     for (const auto& layer : *layers_) x = activate(layer->as<torch::nn::Linear>()->forward(x));
     return x;
 }

@@ -51,12 +51,35 @@ RunStore::RunStore(std::string dir) : dir_(std::move(dir)) {
     }
 }
 
-RunStore::RunStore(RunStore&& other) noexcept : dir_(std::move(other.dir_)), metrics_(other.metrics_) {
+RunStore::RunStore(RunStore&& other) noexcept
+    : dir_(std::move(other.dir_)), metrics_(other.metrics_), spectra_(other.spectra_) {
     other.metrics_ = nullptr;
+    other.spectra_ = nullptr;
 }
 
 RunStore::~RunStore() {
     if (metrics_) std::fclose(metrics_);
+    if (spectra_) std::fclose(spectra_);
+}
+
+void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
+    if (spectra.empty()) return;
+    if (!spectra_) {
+        const std::string file = path("spectra.csv");
+        spectra_ = std::fopen(file.c_str(), "a");
+        if (!spectra_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
+        std::fputs("step,method,seed,index,sigma\n", spectra_);
+    }
+    char value[64];
+    for (const auto& s : spectra)
+        for (size_t i = 0; i < s.singular_values.size(); ++i) {
+            std::snprintf(value, sizeof(value), "%.17g", s.singular_values[i]);
+            const std::string row = std::to_string(s.step) + "," + s.method + "," +
+                                    std::to_string(s.seed) + "," + std::to_string(i) + "," + value +
+                                    "\n";
+            std::fputs(row.c_str(), spectra_);
+        }
+    std::fflush(spectra_);
 }
 
 void RunStore::write_json(const std::string& file, const nlohmann::json& j) const {

@@ -31,10 +31,13 @@ public:
 
     void write_json(const std::string& file, const nlohmann::json& j) const;
     void append_metrics(const std::vector<MetricPoint>& points);  // appends rows, then flushes
+    // spectra.csv (step,method,seed,index,sigma), created on first use.
+    void append_spectra(const std::vector<SpectrumPoint>& spectra);
 
 private:
     std::string dir_;
     std::FILE* metrics_ = nullptr;
+    std::FILE* spectra_ = nullptr;
 };
 
 struct MetricRow {

@@ -88,7 +88,10 @@ TaskSpec parse_task(const nlohmann::json& j) {
     TaskSpec t;
     ObjectReader r(j, "task");
     r.read("kind", t.kind);
-    require_one_of(t.kind, {"teacher-regression", "csv-regression"}, r.key("kind"));
+    require_one_of(t.kind,
+                   {"teacher-regression", "csv-regression", "burgers", "fashion-mnist",
+                    "cifar-binary", "dfiv-demand"},
+                   r.key("kind"));
     r.read("input_dim", t.input_dim);
     r.read("output_dim", t.output_dim);
     r.read("teacher_hidden", t.teacher_hidden);
@@ -100,15 +103,40 @@ TaskSpec parse_task(const nlohmann::json& j) {
     r.read("test_fraction", t.test_fraction);
     r.read("standardize", t.standardize);
     r.read("data_seed", t.data_seed);
+    r.read("resolution", t.resolution);
+    r.read("fine_grid", t.fine_grid);
+    r.read("viscosity", t.viscosity);
+    r.read("final_time", t.final_time);
+    r.read("cache_dir", t.cache_dir);
+    r.read("data_dir", t.data_dir);
+    r.read("train_files", t.train_files);
+    r.read("test_files", t.test_files);
+    r.read("label_bytes", t.label_bytes);
+    r.read("label_index", t.label_index);
+    r.read("rho", t.rho);
     r.finish();
+    require(t.rho >= -1 && t.rho <= 1, r.key("rho"), "must lie in [-1, 1]");
     require(t.input_dim > 0, r.key("input_dim"), "must be positive");
     require(t.output_dim > 0, r.key("output_dim"), "must be positive");
     for (size_t i = 0; i < t.teacher_hidden.size(); ++i)
         require(t.teacher_hidden[i] > 0, r.key("teacher_hidden[" + std::to_string(i) + "]"),
                 "must be positive");
     require(t.noise >= 0, r.key("noise"), "must be non-negative");
-    require(t.n_train > 0, r.key("n_train"), "must be positive");
-    require(t.n_test > 0, r.key("n_test"), "must be positive");
+    const bool capped = t.kind == "fashion-mnist" || t.kind == "cifar-binary";
+    require(t.n_train > 0 || (capped && t.n_train == 0), r.key("n_train"), "must be positive");
+    require(t.n_test > 0 || (capped && t.n_test == 0), r.key("n_test"), "must be positive");
+    require(t.resolution > 1, r.key("resolution"), "must be at least 2");
+    require(t.fine_grid >= t.resolution && t.fine_grid % t.resolution == 0, r.key("fine_grid"),
+            "must be a multiple of task.resolution");
+    require(t.viscosity > 0, r.key("viscosity"), "must be positive");
+    require(t.final_time > 0, r.key("final_time"), "must be positive");
+    require(t.label_bytes == 1 || t.label_bytes == 2, r.key("label_bytes"), "must be 1 or 2");
+    require(t.label_index >= 0 && t.label_index < t.label_bytes, r.key("label_index"),
+            "must be below label_bytes");
+    if (t.kind == "cifar-binary") {
+        require(!t.train_files.empty(), r.key("train_files"), "is required for cifar-binary");
+        require(!t.test_files.empty(), r.key("test_files"), "is required for cifar-binary");
+    }
     require(t.test_fraction > 0 && t.test_fraction < 1, r.key("test_fraction"),
             "must lie in (0, 1)");
     if (t.kind == "csv-regression")
@@ -120,11 +148,20 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     BackboneSpec b;
     ObjectReader r(j, "backbone");
     r.read("kind", b.kind);
-    require_one_of(b.kind, {"mlp"}, r.key("kind"));
+    require_one_of(b.kind, {"mlp", "fno1d", "cnn"}, r.key("kind"));
     r.read("hidden", b.hidden);
     r.read("feature_dim", b.feature_dim);
     r.read("activation", b.activation);
+    r.read("modes", b.modes);
+    r.read("width", b.width);
+    r.read("layers", b.layers);
+    r.read("channels", b.channels);
     r.finish();
+    require(b.modes > 0, r.key("modes"), "must be positive");
+    require(b.width > 0, r.key("width"), "must be positive");
+    require(b.layers > 0, r.key("layers"), "must be positive");
+    for (size_t i = 0; i < b.channels.size(); ++i)
+        require(b.channels[i] > 0, r.key("channels[" + std::to_string(i) + "]"), "must be positive");
     require_one_of(b.activation, {"tanh", "relu", "gelu"}, r.key("activation"));
     require(b.feature_dim > 0, r.key("feature_dim"), "must be positive");
     for (size_t i = 0; i < b.hidden.size(); ++i)
@@ -150,13 +187,22 @@ MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
     ObjectReader r(j, path);
     if (!r.has("name")) throw SpecError(r.key("name"), "is required");
     r.read("name", m.name);
-    require_one_of(m.name, {"sgd", "adam", "cf-ridge", "cf-prox"}, r.key("name"));
+    require_one_of(m.name,
+                   {"sgd", "adam", "ce", "cf-ridge", "cf-prox", "cf-full", "cf-rls", "dfiv",
+                    "dfiv-norefit", "dfiv-prox"},
+                   r.key("name"));
     m.label = m.name;
     r.read("label", m.label);
     r.read("lr", m.lr);
     r.read("beta", m.beta);
     r.read("lambda", m.lambda);
+    r.read("rho", m.rho);
+    r.read("refresh_every", m.refresh_every);
+    r.read("lambda_scale", m.lambda_scale);
     r.finish();
+    require(m.lambda_scale > 0, r.key("lambda_scale"), "must be positive");
+    require(m.rho > 0 && m.rho <= 1, r.key("rho"), "must lie in (0, 1]");
+    require(m.refresh_every > 0, r.key("refresh_every"), "must be positive");
     require(!m.label.empty(), r.key("label"), "must not be empty");
     require(m.label.find_first_of(",\n\"") == std::string::npos, r.key("label"),
             "must not contain commas, quotes or newlines");
@@ -164,6 +210,7 @@ MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
         require(m.lr > 0, r.key("lr"), "must be positive (the step size of " + m.name + ")");
     require(m.beta >= 0, r.key("beta"), "must be non-negative");
     require(m.lambda >= 0, r.key("lambda"), "must be non-negative");
+    if (m.name == "cf-rls") require(m.lambda > 0, r.key("lambda"), "must be positive for cf-rls");
     return m;
 }
 
@@ -190,6 +237,33 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("threads", s.threads);
     r.read("step_order", s.step_order);
     r.read("divergence_factor", s.divergence_factor);
+    if (r.has("sweep")) {
+        ObjectReader sr(r.raw("sweep"), "sweep");
+        sr.read("key", s.sweep.key);
+        if (sr.has("values")) {
+            const auto& v = sr.raw("values");
+            if (!v.is_array()) throw SpecError("sweep.values", "expected an array, got " + v.dump());
+            s.sweep.values.assign(v.begin(), v.end());
+        }
+        sr.finish();
+        require(s.sweep.key.empty() == s.sweep.values.empty(), "sweep",
+                "needs both a key and values");
+        require(s.sweep.key != "seeds" && s.sweep.key.rfind("sweep", 0) != 0, "sweep.key",
+                "cannot sweep over seeds or the sweep itself (use seeds)");
+    }
+    if (r.has("diagnostics")) {
+        ObjectReader dr(r.raw("diagnostics"), "diagnostics");
+        dr.read("spectrum_every", s.diagnostics.spectrum_every);
+        dr.read("probe_size", s.diagnostics.probe_size);
+        dr.read("one_step_every", s.diagnostics.one_step_every);
+        dr.read("train_set_loss", s.diagnostics.train_set_loss);
+        dr.finish();
+        require(s.diagnostics.spectrum_every >= 0, "diagnostics.spectrum_every",
+                "must be non-negative");
+        require(s.diagnostics.probe_size > 1, "diagnostics.probe_size", "must be at least 2");
+        require(s.diagnostics.one_step_every >= 0, "diagnostics.one_step_every",
+                "must be non-negative");
+    }
     r.finish();
 
     require(!s.name.empty(), "name", "must not be empty");
@@ -206,9 +280,32 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     require(s.threads > 0, "threads", "must be positive");
     require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
-    if (s.task.kind == "teacher-regression")
+    if (s.task.kind == "teacher-regression" || s.task.kind == "burgers" ||
+        s.task.kind == "dfiv-demand")
         require(s.batch_size <= s.task.n_train, "batch_size",
                 "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
+    const bool classification = s.task.kind == "fashion-mnist" || s.task.kind == "cifar-binary";
+    const bool iv = s.task.kind == "dfiv-demand";
+    for (size_t i = 0; i < s.methods.size(); ++i)
+        require(iv == (s.methods[i].name.rfind("dfiv", 0) == 0),
+                "methods[" + std::to_string(i) + "].name",
+                iv ? "the dfiv-demand task takes the methods dfiv, dfiv-norefit and dfiv-prox"
+                   : "dfiv methods need the dfiv-demand task");
+    for (size_t i = 0; i < s.methods.size(); ++i)
+        if (s.methods[i].name == "ce")
+            require(classification, "methods[" + std::to_string(i) + "].name",
+                    "ce needs a classification task (fashion-mnist or cifar-binary)");
+    const std::string want_backbone = s.task.kind == "burgers"         ? "fno1d"
+                                      : classification ? s.backbone.kind : "mlp";
+    if (s.task.kind == "burgers" || s.backbone.kind == "fno1d")
+        require(s.backbone.kind == want_backbone, "backbone.kind",
+                "the burgers task needs the fno1d backbone and fno1d needs burgers");
+    if (s.backbone.kind == "cnn")
+        require(classification, "backbone.kind", "cnn needs an image classification task");
+    if (!s.sweep.key.empty()) {
+        // Every swept value must give a valid spec: check now, not halfway through the run.
+        expand_sweep(s);
+    }
     return s;
 }
 
@@ -219,7 +316,10 @@ nlohmann::json to_json(const ExperimentSpec& s) {
                            {"label", m.label},
                            {"lr", m.lr},
                            {"beta", m.beta},
-                           {"lambda", m.lambda}});
+                           {"lambda", m.lambda},
+                           {"rho", m.rho},
+                           {"refresh_every", m.refresh_every},
+                           {"lambda_scale", m.lambda_scale}});
     const auto& t = s.task;
     return {{"name", s.name},
             {"description", s.description},
@@ -235,12 +335,27 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"target_columns", t.target_columns},
               {"test_fraction", t.test_fraction},
               {"standardize", t.standardize},
-              {"data_seed", t.data_seed}}},
+              {"data_seed", t.data_seed},
+              {"resolution", t.resolution},
+              {"fine_grid", t.fine_grid},
+              {"viscosity", t.viscosity},
+              {"final_time", t.final_time},
+              {"cache_dir", t.cache_dir},
+              {"data_dir", t.data_dir},
+              {"train_files", t.train_files},
+              {"test_files", t.test_files},
+              {"label_bytes", t.label_bytes},
+              {"label_index", t.label_index},
+              {"rho", t.rho}}},
             {"backbone",
              {{"kind", s.backbone.kind},
               {"hidden", s.backbone.hidden},
               {"feature_dim", s.backbone.feature_dim},
-              {"activation", s.backbone.activation}}},
+              {"activation", s.backbone.activation},
+              {"modes", s.backbone.modes},
+              {"width", s.backbone.width},
+              {"layers", s.backbone.layers},
+              {"channels", s.backbone.channels}}},
             {"optimizer",
              {{"kind", s.optimizer.kind},
               {"lr", s.optimizer.lr},
@@ -252,7 +367,40 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"log_every", s.log_every},
             {"threads", s.threads},
             {"step_order", s.step_order},
-            {"divergence_factor", s.divergence_factor}};
+            {"divergence_factor", s.divergence_factor},
+            {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
+            {"diagnostics",
+             {{"spectrum_every", s.diagnostics.spectrum_every},
+              {"probe_size", s.diagnostics.probe_size},
+              {"one_step_every", s.diagnostics.one_step_every},
+              {"train_set_loss", s.diagnostics.train_set_loss}}}};
+}
+
+std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec) {
+    if (spec.sweep.key.empty()) return {{"", spec}};
+    std::vector<std::pair<std::string, ExperimentSpec>> out;
+    for (const auto& v : spec.sweep.values) {
+        nlohmann::json j = to_json(spec);
+        j["sweep"] = {{"key", ""}, {"values", nlohmann::json::array()}};
+        try {
+            apply_override(j, spec.sweep.key + "=" + v.dump());
+        } catch (const SpecError& e) {
+            throw SpecError("sweep.key", e.what());
+        }
+        ExperimentSpec sub;
+        try {
+            sub = parse_spec(j);
+        } catch (const SpecError& e) {
+            throw SpecError("sweep.values", "value " + v.dump() + " gives an invalid spec: " + e.what());
+        }
+        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        const auto dot = spec.sweep.key.rfind('.');
+        const std::string short_key =
+            dot == std::string::npos ? spec.sweep.key : spec.sweep.key.substr(dot + 1);
+        std::replace(text.begin(), text.end(), ',', ' ');  // labels live in a CSV column
+        out.emplace_back("@" + short_key + "=" + text, std::move(sub));
+    }
+    return out;
 }
 
 void apply_override(nlohmann::json& spec, const std::string& assignment) {

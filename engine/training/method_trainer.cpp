@@ -22,82 +22,66 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& kind,
     return std::make_unique<torch::optim::Adam>(std::move(params), torch::optim::AdamOptions(lr));
 }
 
+constexpr int64_t kEvalChunk = 1024;  // samples per chunk when a whole split goes through a model
+
 }  // namespace
+
+torch::Tensor flatten_rows(const torch::Tensor& t) { return t.reshape({-1, t.size(-1)}); }
 
 MethodTrainer::MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method,
                              const Dataset& data, std::uint64_t seed)
     : method_(method),
       data_(data),
-      closed_form_(method.name.rfind("cf-", 0) == 0),
+      cross_entropy_(method.name == "ce"),
       backbone_first_(spec.step_order == "backbone-first"),
       sampler_(data.n_train(), spec.batch_size, seed) {
     // Same seed, same backbone initialisation for every method of a run.
     torch::manual_seed(seed);
-    std::vector<int64_t> hidden(spec.backbone.hidden.begin(), spec.backbone.hidden.end());
-    backbone_ = MlpBackbone(MlpBackboneOptions(data.input_dim(), spec.backbone.feature_dim)
-                                .hidden(hidden)
-                                .activation(spec.backbone.activation));
-    const int64_t d = spec.backbone.feature_dim, k = data.output_dim();
-    if (closed_form_) {
-        // W_0 = 0: the first θ step sees zero predictions; W is then solved on the first batch.
-        w_ = torch::zeros({d + 1, k}, torch::kFloat64);
-        w_f32_ = w_.to(torch::kFloat32);
-        const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
-        optimizer_ = make_optimizer(spec.optimizer.kind, lr, spec.optimizer.momentum,
-                                    backbone_->parameters());
-    } else {
-        head_ = torch::nn::Linear(d, k);
-        auto params = backbone_->parameters();
+    backbone_ = make_backbone(spec.backbone, data);
+    head_ = make_last_layer(method, backbone_->feature_dim(), data.output_dim());
+    auto params = backbone_->parameters();
+    if (method.name == "sgd" || method.name == "adam") {
         for (auto& p : head_->parameters()) params.push_back(p);
         optimizer_ = make_optimizer(method.name, method.lr, spec.optimizer.momentum, params);
-    }
-}
-
-torch::Tensor MethodTrainer::predict(const torch::Tensor& features) const {
-    if (!closed_form_) return torch::nn::functional::linear(features, head_->weight, head_->bias);
-    const int64_t d = features.size(1);
-    return torch::addmm(w_f32_[d], features, w_f32_.narrow(0, 0, d));
-}
-
-torch::Tensor MethodTrainer::last_layer() const {
-    if (closed_form_) return w_;
-    torch::NoGradGuard no_grad;
-    return torch::cat({head_->weight.t(), head_->bias.unsqueeze(0)}, 0).to(torch::kFloat64);
-}
-
-void MethodTrainer::solve_last_layer(const torch::Tensor& features, const torch::Tensor& yb) {
-    const auto t0 = Clock::now();
-    const auto phi = with_bias_column(features.detach().to(torch::kFloat64));
-    if (method_.name == "cf-ridge") {
-        w_ = solve_proximal(phi, yb, method_.beta).w;  // the batch alone
     } else {
-        w_ = solve_proximal(phi, yb, method_.lambda, w_).w;  // pulled toward W_{t−1}
+        // ce and cf-*: the spec's backbone optimizer (ce also trains its head with it).
+        for (auto& p : head_->parameters()) params.push_back(p);
+        const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
+        optimizer_ = make_optimizer(spec.optimizer.kind, lr, spec.optimizer.momentum, params);
     }
-    w_f32_ = w_.to(torch::kFloat32);
+}
+
+torch::Tensor MethodTrainer::loss_of(const torch::Tensor& features, const torch::Tensor& targets,
+                                     const torch::Tensor& labels) const {
+    const auto pred = head_->predict(flatten_rows(features));
+    if (cross_entropy_) return torch::cross_entropy_loss(pred, labels);
+    return torch::mse_loss(pred, flatten_rows(targets));
+}
+
+void MethodTrainer::observe(const torch::Tensor& features, const torch::Tensor& yb) {
+    const auto t0 = Clock::now();
+    head_->observe_batch(flatten_rows(features.detach()), flatten_rows(yb));
     solve_seconds_ += seconds_since(t0);
 }
 
-double MethodTrainer::gradient_step(const torch::Tensor& xb, const torch::Tensor& yb) {
-    optimizer_->zero_grad();
-    auto loss = torch::mse_loss(predict(backbone_->forward(xb)), yb);
-    loss.backward();
-    optimizer_->step();
-    return loss.item<double>();
+void MethodTrainer::refresh_full_data() {
+    // W*(θ) over the whole training set: accumulate ΦᵀΦ and ΦᵀY chunk by chunk.
+    const auto t0 = Clock::now();
+    torch::NoGradGuard no_grad;
+    GramStatistics stats;
+    for (int64_t start = 0; start < data_.n_train(); start += kEvalChunk) {
+        const int64_t len = std::min(kEvalChunk, data_.n_train() - start);
+        const auto f = flatten_rows(backbone_->features(data_.x_train.narrow(0, start, len)));
+        stats.add(with_bias_column(f), flatten_rows(data_.y_train.narrow(0, start, len)));
+    }
+    head_->solve_full(stats);
+    solve_seconds_ += seconds_since(t0);
 }
 
-double MethodTrainer::closed_form_step(const torch::Tensor& xb, const torch::Tensor& yb) {
-    // Envelope theorem: ∇θ L*(θ) = ∇θ L(W, θ) at W = W*(θ), so the θ step back-propagates the
-    // ordinary loss with W held fixed and never through the solve.
-    if (backbone_first_) {
-        const double loss = gradient_step(xb, yb);  // θ_t from W_{t−1}
-        torch::NoGradGuard no_grad;
-        solve_last_layer(backbone_->forward(xb), yb);  // W_t on φ_{θ_t}(X_B)
-        return loss;
-    }
+double MethodTrainer::theta_step(const torch::Tensor& xb, const torch::Tensor& yb,
+                                 const torch::Tensor& lb) {
     optimizer_->zero_grad();
-    auto features = backbone_->forward(xb);
-    solve_last_layer(features, yb);  // W_t on φ_{θ_{t−1}}(X_B)
-    auto loss = torch::mse_loss(predict(features), yb);
+    auto loss = loss_of(backbone_->features(xb), yb, lb);
     loss.backward();
     optimizer_->step();
     return loss.item<double>();
@@ -105,30 +89,82 @@ double MethodTrainer::closed_form_step(const torch::Tensor& xb, const torch::Ten
 
 double MethodTrainer::step() {
     const auto t0 = Clock::now();
+    ++steps_;
     const auto idx = sampler_.next();
     const auto xb = data_.x_train.index_select(0, idx);
     const auto yb = data_.y_train.index_select(0, idx);
-    const double loss = closed_form_ ? closed_form_step(xb, yb) : gradient_step(xb, yb);
+    const auto lb = data_.classification() ? data_.labels_train.index_select(0, idx) : torch::Tensor();
+    double loss;
+    if (!head_->closed_form()) {
+        loss = theta_step(xb, yb, lb);
+    } else if (head_->wants_full_data(steps_)) {
+        // cf-full: W*(θ) before the θ step, so the envelope gradient is exact (deterministic CF).
+        refresh_full_data();
+        loss = theta_step(xb, yb, lb);
+    } else if (backbone_first_) {
+        // Envelope theorem: ∇θ L*(θ) = ∇θ L(W, θ) at W = W*(θ): the θ step back-propagates the
+        // ordinary loss with W fixed, never through the solve. θ_t from W_{t−1} …
+        loss = theta_step(xb, yb, lb);
+        torch::NoGradGuard no_grad;
+        observe(backbone_->features(xb), yb);  // … then W_t on φ_{θ_t}(X_B).
+    } else {
+        // w-first: W_t on φ_{θ_{t−1}}(X_B), then the θ step at W_t (one forward pass).
+        optimizer_->zero_grad();
+        auto features = backbone_->features(xb);
+        observe(features, yb);
+        auto l = loss_of(features, yb, lb);
+        l.backward();
+        optimizer_->step();
+        loss = l.item<double>();
+    }
     step_seconds_ += seconds_since(t0);
     return loss;
 }
 
-double MethodTrainer::evaluate(const torch::Tensor& x, const torch::Tensor& y) {
+torch::Tensor MethodTrainer::flat_features(const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
-    constexpr int64_t kChunk = 4096;  // bounds memory for large test sets
-    double sum = 0;
-    for (int64_t start = 0; start < x.size(0); start += kChunk) {
-        const int64_t len = std::min(kChunk, x.size(0) - start);
-        const auto pred = predict(backbone_->forward(x.narrow(0, start, len)));
-        sum += (pred - y.narrow(0, start, len)).pow(2).sum().item<double>();
+    std::vector<torch::Tensor> parts;
+    for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+        const int64_t len = std::min(kEvalChunk, x.size(0) - start);
+        parts.push_back(flatten_rows(backbone_->features(x.narrow(0, start, len))));
     }
-    return sum / static_cast<double>(y.numel());
+    return torch::cat(parts, 0);
+}
+
+std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x, const torch::Tensor& y,
+                                                      const torch::Tensor& labels) {
+    torch::NoGradGuard no_grad;
+    double sq_sum = 0, ce_sum = 0, rel_sum = 0;
+    int64_t correct = 0;
+    for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+        const int64_t len = std::min(kEvalChunk, x.size(0) - start);
+        const auto yc = y.narrow(0, start, len);
+        const auto pred = head_->predict(flatten_rows(backbone_->features(x.narrow(0, start, len))))
+                              .reshape(yc.sizes());
+        sq_sum += (pred - yc).pow(2).sum().item<double>();
+        if (data_.classification()) {
+            const auto lc = labels.narrow(0, start, len);
+            correct += (pred.argmax(1) == lc).sum().item<int64_t>();
+            if (cross_entropy_)
+                ce_sum += torch::cross_entropy_loss(pred, lc, {}, at::Reduction::Sum).item<double>();
+        } else if (y.dim() > 2) {
+            // Operator learning: relative L2 error of each output function.
+            const auto err = (pred - yc).flatten(1).norm(2, 1);
+            rel_sum += (err / yc.flatten(1).norm(2, 1).clamp_min(1e-12)).sum().item<double>();
+        }
+    }
+    std::map<std::string, double> m;
+    const double n = static_cast<double>(x.size(0));
+    m["test_loss"] = cross_entropy_ ? ce_sum / n : sq_sum / static_cast<double>(y.numel());
+    if (data_.classification()) m["test_accuracy"] = correct / n;
+    if (y.dim() > 2) m["test_rel_l2"] = rel_sum / n;
+    return m;
 }
 
 bool MethodTrainer::parameters_finite() {
     for (const auto& p : backbone_->parameters())
         if (!torch::isfinite(p).all().item<bool>()) return false;
-    if (closed_form_) return torch::isfinite(w_).all().item<bool>();
+    if (head_->closed_form()) return torch::isfinite(head_->weights()).all().item<bool>();
     for (const auto& p : head_->parameters())
         if (!torch::isfinite(p).all().item<bool>()) return false;
     return true;

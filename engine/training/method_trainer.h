@@ -2,53 +2,71 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <map>
 #include <memory>
 #include <string>
 
 #include "data/batch_sampler.h"
 #include "data/dataset.h"
-#include "nn/mlp_backbone.h"
+#include "lastlayer/last_layer.h"
+#include "nn/feature_backbone.h"
 #include "spec/experiment_spec.h"
+#include "training/trainer.h"
 
 namespace liftlab {
 
-class MethodTrainer {
+class MethodTrainer : public Trainer {
 public:
     MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                   std::uint64_t seed);
 
-    // One optimisation step on the next mini-batch; returns that batch's mean squared error.
-    double step();
-    // Mean squared error over a whole split, in chunks, without gradients.
-    double evaluate(const torch::Tensor& x, const torch::Tensor& y);
-    bool parameters_finite();
+    // One optimisation step on the next mini-batch; returns that batch's training loss.
+    double step() override;
+    // Test metrics: test_loss (the method's own loss: MSE, or cross-entropy for ce), plus
+    // test_accuracy (classification) or test_rel_l2 (operator learning).
+    std::map<std::string, double> evaluate(const torch::Tensor& x, const torch::Tensor& y,
+                                           const torch::Tensor& labels);
+    std::map<std::string, double> evaluate_test() override {
+        return evaluate(data_.x_test, data_.y_test, data_.labels_test);
+    }
+    double train_set_loss() override {
+        return evaluate(data_.x_train, data_.y_train, data_.labels_train).at("test_loss");
+    }
+    bool parameters_finite() override;
 
     const MethodSpec& method() const { return method_; }
-    bool closed_form() const { return closed_form_; }
-    double step_seconds() const { return step_seconds_; }
-    double solve_seconds() const { return solve_seconds_; }
+    bool closed_form() const override { return head_->closed_form(); }
+    double step_seconds() const override { return step_seconds_; }
+    double solve_seconds() const override { return solve_seconds_; }
+    double regulariser() const override { return head_->regulariser(); }
+    int steps_done() const { return steps_; }
 
-    // For tests and diagnostics: the current last layer as (d+1) × k, bias in the last row.
-    torch::Tensor last_layer() const;
-    MlpBackbone backbone() const { return backbone_; }
+    // Features flattened to N × d (no grad), for diagnostics.
+    torch::Tensor flat_features(const torch::Tensor& x) override;
+    torch::Tensor last_layer() const override { return head_->weights(); }  // (d+1) × k, float64
+    const LastLayer& head() const { return *head_; }
+    FeatureBackbone& backbone() { return *backbone_; }
 
 private:
-    torch::Tensor predict(const torch::Tensor& features) const;
-    double gradient_step(const torch::Tensor& xb, const torch::Tensor& yb);
-    double closed_form_step(const torch::Tensor& xb, const torch::Tensor& yb);
-    void solve_last_layer(const torch::Tensor& features, const torch::Tensor& yb);
+    torch::Tensor loss_of(const torch::Tensor& features, const torch::Tensor& targets,
+                          const torch::Tensor& labels) const;
+    double theta_step(const torch::Tensor& xb, const torch::Tensor& yb, const torch::Tensor& lb);
+    void observe(const torch::Tensor& features, const torch::Tensor& yb);
+    void refresh_full_data();
 
     MethodSpec method_;
     const Dataset& data_;
-    bool closed_form_;
+    bool cross_entropy_;
     bool backbone_first_;
-    MlpBackbone backbone_{nullptr};
-    torch::nn::Linear head_{nullptr};  // sgd/adam: trained last layer
-    torch::Tensor w_;                  // cf-*: (d+1) × k float64 closed-form last layer
-    torch::Tensor w_f32_;              // its float32 copy used in the forward pass
+    std::shared_ptr<FeatureBackbone> backbone_;
+    std::unique_ptr<LastLayer> head_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
     BatchSampler sampler_;
+    int steps_ = 0;
     double step_seconds_ = 0, solve_seconds_ = 0;
 };
+
+// Flattens (…, k) to (N, k): every leading index (sample, grid point) is a row of the last layer.
+torch::Tensor flatten_rows(const torch::Tensor& t);
 
 }  // namespace liftlab

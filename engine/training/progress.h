@@ -4,6 +4,11 @@
 //   test_loss   mean squared error on the test split (mean over samples and outputs)
 //   time_s      wall-clock seconds this method has spent in its training steps
 //   solve_fraction  cf-* only: share of step time spent in the closed-form solve
+//   test_accuracy (classification), test_rel_l2 (operator learning: mean relative L2 error)
+//   kappa, eff_rank  condition number and effective rank of the probe-set features
+//   one_step_gain, one_step_kappa  closed-form vs best fixed gradient step on a batch
+//   train_set_loss  the loss over the whole training set (diagnostics.train_set_loss)
+// With a sweep, the method label carries the swept value: "cf-prox@batch_size=8".
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -20,6 +25,14 @@ struct MetricPoint {
     double value = 0;
 };
 
+// Singular values of the probe-set features of one method at one step.
+struct SpectrumPoint {
+    int step = 0;
+    std::string method;
+    std::uint64_t seed = 0;
+    std::vector<double> singular_values;  // descending
+};
+
 struct MethodStatus {
     std::string method;
     std::uint64_t seed = 0;
@@ -34,8 +47,10 @@ struct ProgressUpdate {
     std::uint64_t seed = 0;
     int seed_index = 0;
     int num_seeds = 1;
+    std::string sweep_label;  // the current sweep value ("" without a sweep)
     double fraction = 0;  // of the whole run, in [0, 1]
     std::vector<MetricPoint> points;      // new since the previous update
+    std::vector<SpectrumPoint> spectra;   // new since the previous update
     std::vector<MethodStatus> statuses;   // changes since the previous update
 };
 

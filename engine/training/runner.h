@@ -17,8 +17,9 @@ struct RunOptions {
 };
 
 struct MethodRunSummary {
-    std::string method;  // label
-    std::string name;    // sgd | adam | cf-ridge | cf-prox
+    std::string method;  // label (with the sweep suffix when sweeping)
+    std::string name;    // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls
+    std::string sweep_value;  // JSON text of the swept value ("" without a sweep)
     std::uint64_t seed = 0;
     int batch_size = 0;
     std::string status;  // ok | diverged | failed | cancelled

@@ -133,3 +133,36 @@ TEST(ExperimentSpec, EveryBuiltinPresetParses) {
     }
     EXPECT_THROW(liftlab::load_spec_source("no-such-preset"), SpecError);
 }
+
+TEST(ExperimentSpec, SweepExpandsIntoValidSubSpecs) {
+    auto j = minimal();
+    j["sweep"] = {{"key", "batch_size"}, {"values", {4, 8, 32}}};
+    auto s = parse_spec(j);
+    auto subs = liftlab::expand_sweep(s);
+    ASSERT_EQ(subs.size(), 3u);
+    EXPECT_EQ(subs[1].first, "@batch_size=8");
+    EXPECT_EQ(subs[1].second.batch_size, 8);
+    EXPECT_TRUE(subs[1].second.sweep.key.empty());
+
+    j["sweep"] = {{"key", "backbone.hidden"}, {"values", {{16, 16}, {64}}}};
+    subs = liftlab::expand_sweep(parse_spec(j));
+    EXPECT_EQ(subs[0].second.backbone.hidden, (std::vector<int>{16, 16}));
+    EXPECT_EQ(subs[0].first, "@hidden=[16 16]");  // no comma: labels live in a CSV column
+
+    j["sweep"] = {{"key", "batch_size"}, {"values", {8, -1}}};
+    EXPECT_EQ(spec_error(j).first, "sweep.values");
+    j["sweep"] = {{"key", "batch_size"}};
+    EXPECT_EQ(spec_error(j).first, "sweep");
+}
+
+TEST(ExperimentSpec, MethodAndTaskCombinationsAreChecked) {
+    auto j = minimal();
+    j["methods"][1] = {{"name", "ce"}};
+    EXPECT_NE(spec_error(j).second.find("classification"), std::string::npos);
+    j = minimal();
+    j["methods"][0] = {{"name", "cf-rls"}, {"rho", 1.5}};
+    EXPECT_EQ(spec_error(j).first, "methods[0].rho");
+    j = minimal();
+    j["backbone"] = {{"kind", "cnn"}};
+    EXPECT_EQ(spec_error(j).first, "backbone.kind");
+}

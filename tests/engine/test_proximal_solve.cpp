@@ -21,6 +21,7 @@ torch::Tensor half_gradient(const torch::Tensor& phi, const torch::Tensor& y,
 }  // namespace
 
 TEST(ProximalSolve, SatisfiesFirstOrderCondition) {
+    torch::manual_seed(378);
     // Tolerance: the stationarity residual relative to the size of its terms, 1e-10 in float64.
     for (int64_t n : {8, 200}) {
         const int64_t d = 50, k = 3;
@@ -37,6 +38,7 @@ TEST(ProximalSolve, SatisfiesFirstOrderCondition) {
 }
 
 TEST(ProximalSolve, PicksWoodburyOnlyWhenFewerSamplesThanFeatures) {
+    torch::manual_seed(146);
     auto phi = torch::randn({10, 40}, kF64);
     auto y = torch::randn({10, 2}, kF64);
     EXPECT_EQ(solve_proximal(phi, y, 1.0).path, SolvePath::Woodbury);
@@ -48,6 +50,7 @@ TEST(ProximalSolve, PicksWoodburyOnlyWhenFewerSamplesThanFeatures) {
 }
 
 TEST(ProximalSolve, WoodburyAgreesWithCholesky) {
+    torch::manual_seed(390);
     // METHODS.md: both paths must agree to 1e-8 in float64.
     for (int64_t n : {4, 16, 128}) {
         for (double lambda : {1e-3, 1.0, 50.0}) {
@@ -63,6 +66,7 @@ TEST(ProximalSolve, WoodburyAgreesWithCholesky) {
 }
 
 TEST(ProximalSolve, VanishingLambdaGivesLeastSquares) {
+    torch::manual_seed(622);
     // Full column rank Φ: as λ → 0 the proximal solution tends to the least-squares solution,
     // whatever the prior; the gap is O(λ) so λ = 1e-9 must agree to 1e-6.
     const int64_t n = 300, d = 20, k = 2;
@@ -77,6 +81,7 @@ TEST(ProximalSolve, VanishingLambdaGivesLeastSquares) {
 }
 
 TEST(ProximalSolve, LargeLambdaStaysAtThePrior) {
+    torch::manual_seed(530);
     auto phi = torch::randn({30, 10}, kF64);
     auto y = torch::randn({30, 1}, kF64);
     auto w0 = torch::randn({10, 1}, kF64);
@@ -84,6 +89,7 @@ TEST(ProximalSolve, LargeLambdaStaysAtThePrior) {
 }
 
 TEST(ProximalSolve, RidgeEqualsPushThroughForm) {
+    torch::manual_seed(32);
     // (ΦᵀΦ + βI)⁻¹ΦᵀY = Φᵀ(ΦΦᵀ + βI)⁻¹Y: an independent check of the zero-prior ridge.
     const int64_t n = 12, d = 30;
     const double beta = 0.3;
@@ -95,6 +101,7 @@ TEST(ProximalSolve, RidgeEqualsPushThroughForm) {
 }
 
 TEST(ProximalSolve, SingularSystemIsAClearError) {
+    torch::manual_seed(452);
     auto phi = torch::randn({5, 20}, kF64);  // rank 5 < 20, and λ = 0
     auto y = torch::randn({5, 1}, kF64);
     try {
@@ -107,6 +114,7 @@ TEST(ProximalSolve, SingularSystemIsAClearError) {
 }
 
 TEST(ProximalSolve, AcceptsFloat32InputsAndComputesInFloat64) {
+    torch::manual_seed(592);
     auto phi = torch::randn({40, 8});
     auto y = torch::randn({40, 2});
     auto w = solve_proximal(phi, y, 0.5).w;

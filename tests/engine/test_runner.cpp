@@ -175,13 +175,13 @@ TEST(MethodTrainer, ProximalStepSolvesOnTheUpdatedFeatures) {
             {
                 torch::NoGradGuard g;
                 phi_before = liftlab::with_bias_column(
-                    trainer.backbone()->forward(xb).to(torch::kFloat64));
+                    trainer.backbone().features(xb).to(torch::kFloat64));
             }
             trainer.step();
             torch::NoGradGuard g;
             const auto phi = order == "backbone-first"
                                  ? liftlab::with_bias_column(
-                                       trainer.backbone()->forward(xb).to(torch::kFloat64))
+                                       trainer.backbone().features(xb).to(torch::kFloat64))
                                  : phi_before;
             const auto w = trainer.last_layer();
             const auto residual = -phi.t().matmul(yb - phi.matmul(w)) + method.lambda * (w - w_prev);

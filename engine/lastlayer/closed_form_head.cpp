@@ -1,0 +1,52 @@
+#include "lastlayer/closed_form_head.h"
+
+#include "lastlayer/gradient_head.h"
+#include "spec/experiment_spec.h"
+
+namespace liftlab {
+
+ClosedFormHead::ClosedFormHead(int64_t feature_dim, int64_t outputs) {
+    set_weights(torch::zeros({feature_dim + 1, outputs}, torch::kFloat64));
+}
+
+void ClosedFormHead::set_weights(torch::Tensor w) {
+    w_ = std::move(w);
+    w_f32_ = w_.to(torch::kFloat32);
+}
+
+torch::Tensor ClosedFormHead::predict(const torch::Tensor& features) const {
+    const int64_t d = features.size(1);
+    return torch::addmm(w_f32_[d], features, w_f32_.narrow(0, 0, d));
+}
+
+void RidgeHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
+    set_weights(solve_proximal(with_bias_column(features), targets, beta_).w);
+}
+
+void ProximalHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
+    set_weights(solve_proximal(with_bias_column(features), targets, lambda_, w_).w);
+}
+
+RlsHead::RlsHead(int64_t d, int64_t k, double rho, double lambda)
+    : ClosedFormHead(d, k), rho_(rho), lambda_(lambda), prior_(lambda) {}
+
+void RlsHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
+    stats_.scale(rho_);
+    prior_ *= rho_;
+    stats_.add(with_bias_column(features), targets);
+    set_weights(solve_statistics(stats_, prior_));
+}
+
+void FullDataHead::solve_full(const GramStatistics& stats) {
+    set_weights(solve_statistics(stats, beta_));
+}
+
+std::unique_ptr<LastLayer> make_last_layer(const MethodSpec& m, int64_t d, int64_t k) {
+    if (m.name == "cf-ridge") return std::make_unique<RidgeHead>(d, k, m.beta);
+    if (m.name == "cf-prox") return std::make_unique<ProximalHead>(d, k, m.lambda);
+    if (m.name == "cf-rls") return std::make_unique<RlsHead>(d, k, m.rho, m.lambda);
+    if (m.name == "cf-full") return std::make_unique<FullDataHead>(d, k, m.beta, m.refresh_every);
+    return std::make_unique<GradientHead>(d, k);
+}
+
+}  // namespace liftlab

@@ -1,0 +1,35 @@
+// The final linear layer of every method (METHODS.md Part 1, "Methods"): trained by the optimizer
+// (sgd, adam, ce) or solved in closed form (cf-ridge, cf-prox, cf-full, cf-rls). Features come in
+// flattened to N × d; the bias is an appended constant-1 feature, so weights() is (d+1) × k.
+#pragma once
+#include <torch/torch.h>
+
+#include <memory>
+#include <vector>
+
+#include "lastlayer/proximal_solve.h"
+
+namespace liftlab {
+
+class LastLayer {
+public:
+    virtual ~LastLayer() = default;
+    virtual torch::Tensor predict(const torch::Tensor& features) const = 0;  // N × d → N × k
+    // Trained by the optimizer together with θ (empty for closed forms).
+    virtual std::vector<torch::Tensor> parameters() { return {}; }
+    virtual bool closed_form() const { return false; }
+    // Closed forms: the batch (features detached, N × d; targets N × k) has been seen.
+    virtual void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {}
+    // cf-full: whether W must be re-solved on the whole training set before this step.
+    virtual bool wants_full_data(int step) const { return false; }
+    virtual void solve_full(const GramStatistics& stats) {}
+    virtual torch::Tensor weights() const = 0;  // (d+1) × k, float64
+    // The ridge/proximal strength the closed form uses (0 for gradient heads).
+    virtual double regulariser() const { return 0.0; }
+};
+
+struct MethodSpec;
+std::unique_ptr<LastLayer> make_last_layer(const MethodSpec& method, int64_t feature_dim,
+                                           int64_t outputs);
+
+}  // namespace liftlab

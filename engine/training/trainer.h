@@ -1,0 +1,41 @@
+// What the runner steps: one method on one seed. MethodTrainer covers backbone + last layer
+// (regression, operator learning, classification); DfivTrainer the two-stage IV regression.
+#pragma once
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+namespace liftlab {
+
+struct ExperimentSpec;
+struct MethodSpec;
+struct Dataset;
+
+class Trainer {
+public:
+    virtual ~Trainer() = default;
+    // One optimisation step; returns the training loss of that step.
+    virtual double step() = 0;
+    // Test metrics; always has "test_loss".
+    virtual std::map<std::string, double> evaluate_test() = 0;
+    // The loss over the whole training set (diagnostics.train_set_loss).
+    virtual double train_set_loss() = 0;
+    virtual bool parameters_finite() = 0;
+    virtual bool closed_form() const = 0;
+    virtual double step_seconds() const = 0;
+    virtual double solve_seconds() const = 0;
+
+    // Diagnostics of the last layer; trainers without one return undefined tensors.
+    virtual torch::Tensor flat_features(const torch::Tensor& x) { return {}; }  // N × d
+    virtual torch::Tensor last_layer() const { return {}; }  // (d+1) × k, float64
+    virtual double regulariser() const { return 0.0; }
+};
+
+// Picks the trainer for the spec's task and method. All trainers of one seed see the same data
+// order and the same initialisation, so methods are comparable.
+std::unique_ptr<Trainer> make_trainer(const ExperimentSpec& spec, const MethodSpec& method,
+                                      const Dataset& data, std::uint64_t seed);
+
+}  // namespace liftlab
