@@ -2,15 +2,17 @@
 
 #include <torch/version.h>
 
+#include <unistd.h>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "liftlab_config.h"
 
 namespace liftlab {
 
-std::string liftlab_version() { return LIFTLAB_VERSION_STRING; }
+std::string liftlab_version() {
+    return LIFTLAB_VERSION_STRING;
+}
 
 namespace {
 // The BLAS LibTorch resolves at run time through Debian's alternatives (libblas.so.3).
@@ -26,7 +28,8 @@ std::string blas_library() {
 nlohmann::json version_info() {
     std::ostringstream compiler;
 #if defined(__clang__)
-    compiler << "clang " << __clang_major__ << "." << __clang_minor__ << "." << __clang_patchlevel__;
+    compiler << "clang " << __clang_major__ << "." << __clang_minor__ << "."
+             << __clang_patchlevel__;
 #elif defined(__GNUC__)
     compiler << "gcc " << __GNUC__ << "." << __GNUC_MINOR__ << "." << __GNUC_PATCHLEVEL__;
 #else

@@ -23,8 +23,8 @@ Dataset make_csv_regression(const TaskSpec& task) {
         for (const auto& name : task.target_columns) {
             auto it = std::find(table.columns.begin(), table.columns.end(), name);
             if (it == table.columns.end())
-                throw DataError(task.csv_path, 1, "no column named '" + name +
-                                                      "' (task.target_columns)");
+                throw DataError(task.csv_path, 1,
+                                "no column named '" + name + "' (task.target_columns)");
             target_idx.push_back(it - table.columns.begin());
         }
     }

@@ -45,15 +45,15 @@ CsvTable read_csv_table(const std::string& path) {
         if (table.columns.empty()) {
             for (size_t i = 0; i < fields.size(); ++i)
                 if (fields[i].empty())
-                    throw DataError(path, line_no, "header column " + std::to_string(i + 1) +
-                                                       " has no name");
+                    throw DataError(path, line_no,
+                                    "header column " + std::to_string(i + 1) + " has no name");
             table.columns = std::move(fields);
             continue;
         }
         if (fields.size() != table.columns.size())
             throw DataError(path, line_no,
-                            "row has " + std::to_string(fields.size()) + " fields, the header has " +
-                                std::to_string(table.columns.size()));
+                            "row has " + std::to_string(fields.size()) +
+                                " fields, the header has " + std::to_string(table.columns.size()));
         std::vector<double> row(fields.size());
         for (size_t i = 0; i < fields.size(); ++i) {
             const std::string& f = fields[i];

@@ -1,5 +1,6 @@
 #include "data/dataset.h"
 
+#include "data/burgers.h"
 #include "data/cifar_binary.h"
 #include "data/csv_regression.h"
 #include "data/demand_design.h"
@@ -30,6 +31,35 @@ Dataset make_demand_dataset(const TaskSpec& task) {
     return out;
 }
 
+// Where generated data is cached: task.cache_dir, else $XDG_CACHE_HOME/liftlab, else
+// ~/.cache/liftlab (empty: no cache when none of these can be determined).
+std::string data_cache_dir(const TaskSpec& task) {
+    if (!task.cache_dir.empty()) return task.cache_dir;
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        return std::string(xdg) + "/liftlab";
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return std::string(home) + "/.cache/liftlab";
+    return "";
+}
+
+// Operator learning: x = u0 (n × s); y = u(·, T) as n × s × 1, every grid point a sample of the
+// last layer. Train and test are one generation (seeded), split in order.
+Dataset make_burgers_dataset(const TaskSpec& task) {
+    const auto data = load_or_generate_burgers(BurgersOptions(task.n_train + task.n_test)
+                                                   .fine_grid(task.fine_grid)
+                                                   .resolution(task.resolution)
+                                                   .viscosity(task.viscosity)
+                                                   .final_time(task.final_time)
+                                                   .seed(task.data_seed),
+                                               data_cache_dir(task));
+    Dataset out;
+    out.x_train = data.u0.narrow(0, 0, task.n_train).contiguous();
+    out.y_train = data.u_final.narrow(0, 0, task.n_train).unsqueeze(-1).contiguous();
+    out.x_test = data.u0.narrow(0, task.n_train, task.n_test).contiguous();
+    out.y_test = data.u_final.narrow(0, task.n_train, task.n_test).unsqueeze(-1).contiguous();
+    return out;
+}
+
 // Classification: targets of the squared loss are one-hot rows (METHODS.md, "Classification").
 Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
                                torch::Tensor x_test, torch::Tensor labels_test,
@@ -55,6 +85,7 @@ torch::Tensor head(const torch::Tensor& t, int64_t cap) {
 Dataset make_dataset(const TaskSpec& task) {
     if (task.kind == "csv-regression") return make_csv_regression(task);
     if (task.kind == "dfiv-demand") return make_demand_dataset(task);
+    if (task.kind == "burgers") return make_burgers_dataset(task);
     if (task.kind == "fashion-mnist") {
         auto f = load_fashion_mnist(task.data_dir, task.n_train > 0 ? task.n_train : -1,
                                     task.n_test > 0 ? task.n_test : -1);
@@ -65,10 +96,9 @@ Dataset make_dataset(const TaskSpec& task) {
         auto train = read_cifar_binary(task.train_files, task.label_bytes, task.label_index);
         auto test = read_cifar_binary(task.test_files, task.label_bytes, task.label_index);
         const int64_t classes = std::max(train.num_classes, test.num_classes);
-        return classification_dataset(head(train.images, task.n_train),
-                                      head(train.labels, task.n_train),
-                                      head(test.images, task.n_test), head(test.labels, task.n_test),
-                                      classes);
+        return classification_dataset(
+            head(train.images, task.n_train), head(train.labels, task.n_train),
+            head(test.images, task.n_test), head(test.labels, task.n_test), classes);
     }
     return make_teacher_regression(task);
 }

@@ -8,7 +8,9 @@ torch::Tensor GradientHead::predict(const torch::Tensor& features) const {
     return torch::nn::functional::linear(features, linear_->weight, linear_->bias);
 }
 
-std::vector<torch::Tensor> GradientHead::parameters() { return linear_->parameters(); }
+std::vector<torch::Tensor> GradientHead::parameters() {
+    return linear_->parameters();
+}
 
 torch::Tensor GradientHead::weights() const {
     torch::NoGradGuard no_grad;

@@ -13,7 +13,7 @@ namespace liftlab {
 enum class SolvePath {
     Automatic,  // Woodbury when n < d and λ > 0 (an n × n system), else Cholesky (d × d)
     Cholesky,   // Cholesky of the d × d matrix ΦᵀΦ + λI
-    Woodbury,   // (ΦᵀΦ + λI)⁻¹ = (I − Φᵀ(ΦΦᵀ + λI)⁻¹Φ)/λ: Cholesky of the n × n ΦΦᵀ + λI
+    Woodbury,  // (ΦᵀΦ + λI)⁻¹ = (I − Φᵀ(ΦΦᵀ + λI)⁻¹Φ)/λ: Cholesky of the n × n ΦΦᵀ + λI
 };
 
 struct ProximalSolveResult {
@@ -44,7 +44,7 @@ struct GramStatistics {
     int64_t count = 0;
 
     void add(const torch::Tensor& phi, const torch::Tensor& y);  // phi n × d, y n × k
-    void scale(double factor);                                    // forgetting: ρ · (A, B)
+    void scale(double factor);                                   // forgetting: ρ · (A, B)
 };
 
 // W = (A + λI)⁻¹ (B + λ W0) by Cholesky, from accumulated statistics. w_prior may be undefined.

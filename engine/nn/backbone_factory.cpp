@@ -3,6 +3,7 @@
 #include "data/dataset.h"
 #include "nn/conv_backbone.h"
 #include "nn/feature_backbone.h"
+#include "nn/fno1d.h"
 #include "nn/mlp_backbone.h"
 #include "spec/experiment_spec.h"
 
@@ -13,10 +14,18 @@ std::shared_ptr<FeatureBackbone> make_backbone(const BackboneSpec& spec, const D
         if (data.x_train.dim() != 4 || data.x_train.size(2) != data.x_train.size(3))
             throw std::invalid_argument("cnn backbone needs square images n × c × h × w");
         std::vector<int64_t> channels(spec.channels.begin(), spec.channels.end());
-        ConvBackbone net(ConvBackboneOptions(data.x_train.size(1), data.x_train.size(2),
-                                             spec.feature_dim)
-                             .channels(channels));
+        ConvBackbone net(
+            ConvBackboneOptions(data.x_train.size(1), data.x_train.size(2), spec.feature_dim)
+                .channels(channels));
         return std::make_shared<ModuleBackbone<ConvBackbone>>(net, spec.feature_dim);
+    }
+    if (spec.kind == "fno1d") {
+        Fno1d net(Fno1dOptions()
+                      .modes(spec.modes)
+                      .width(spec.width)
+                      .layers(spec.layers)
+                      .projection(spec.feature_dim));
+        return std::make_shared<ModuleBackbone<Fno1d>>(net, spec.feature_dim);
     }
     if (spec.kind == "mlp") {
         std::vector<int64_t> hidden(spec.hidden.begin(), spec.hidden.end());

@@ -10,7 +10,8 @@ ConvBackboneImpl::ConvBackboneImpl(const ConvBackboneOptions& options) {
         convs_->push_back(torch::nn::Conv2d(torch::nn::Conv2dOptions(in, c, 5).padding(2)));
         in = c;
         size /= 2;
-        if (size < 1) throw std::invalid_argument("ConvBackbone: too many blocks for the image size");
+        if (size < 1)
+            throw std::invalid_argument("ConvBackbone: too many blocks for the image size");
     }
     register_module("convs", convs_);
     dense_ = register_module("dense", torch::nn::Linear(in * size * size, options.feature_dim()));

@@ -1,5 +1,6 @@
 #include "run/run_store.h"
 
+#include <unistd.h>
 #include <chrono>
 #include <cstring>
 #include <ctime>
@@ -7,7 +8,6 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
-#include <unistd.h>
 
 #include "core/errors.h"
 
@@ -67,7 +67,8 @@ void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (!spectra_) {
         const std::string file = path("spectra.csv");
         spectra_ = std::fopen(file.c_str(), "a");
-        if (!spectra_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
+        if (!spectra_)
+            throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
         std::fputs("step,method,seed,index,sigma\n", spectra_);
     }
     char value[64];

@@ -14,7 +14,8 @@ namespace {
 class ObjectReader {
 public:
     ObjectReader(const nlohmann::json& j, std::string path) : j_(j), path_(std::move(path)) {
-        if (!j_.is_object()) throw SpecError(path_.empty() ? "<root>" : path_, "expected an object");
+        if (!j_.is_object())
+            throw SpecError(path_.empty() ? "<root>" : path_, "expected an object");
     }
 
     std::string key(const std::string& k) const { return path_.empty() ? k : path_ + "." + k; }
@@ -161,7 +162,8 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     require(b.width > 0, r.key("width"), "must be positive");
     require(b.layers > 0, r.key("layers"), "must be positive");
     for (size_t i = 0; i < b.channels.size(); ++i)
-        require(b.channels[i] > 0, r.key("channels[" + std::to_string(i) + "]"), "must be positive");
+        require(b.channels[i] > 0, r.key("channels[" + std::to_string(i) + "]"),
+                "must be positive");
     require_one_of(b.activation, {"tanh", "relu", "gelu"}, r.key("activation"));
     require(b.feature_dim > 0, r.key("feature_dim"), "must be positive");
     for (size_t i = 0; i < b.hidden.size(); ++i)
@@ -242,7 +244,8 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
         sr.read("key", s.sweep.key);
         if (sr.has("values")) {
             const auto& v = sr.raw("values");
-            if (!v.is_array()) throw SpecError("sweep.values", "expected an array, got " + v.dump());
+            if (!v.is_array())
+                throw SpecError("sweep.values", "expected an array, got " + v.dump());
             s.sweep.values.assign(v.begin(), v.end());
         }
         sr.finish();
@@ -273,7 +276,8 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
         require(labels.insert(s.methods[i].label).second,
                 "methods[" + std::to_string(i) + "].label",
                 "duplicate label '" + s.methods[i].label + "' (give each method a unique label)");
-    require(s.batch_size > 0, "batch_size", "must be positive, got " + std::to_string(s.batch_size));
+    require(s.batch_size > 0, "batch_size",
+            "must be positive, got " + std::to_string(s.batch_size));
     require(s.steps > 0, "steps", "must be positive");
     require(!s.seeds.empty(), "seeds", "needs at least one seed");
     require(s.log_every > 0, "log_every", "must be positive");
@@ -295,8 +299,9 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
         if (s.methods[i].name == "ce")
             require(classification, "methods[" + std::to_string(i) + "].name",
                     "ce needs a classification task (fashion-mnist or cifar-binary)");
-    const std::string want_backbone = s.task.kind == "burgers"         ? "fno1d"
-                                      : classification ? s.backbone.kind : "mlp";
+    const std::string want_backbone = s.task.kind == "burgers" ? "fno1d"
+                                      : classification         ? s.backbone.kind
+                                                               : "mlp";
     if (s.task.kind == "burgers" || s.backbone.kind == "fno1d")
         require(s.backbone.kind == want_backbone, "backbone.kind",
                 "the burgers task needs the fno1d backbone and fno1d needs burgers");
@@ -321,59 +326,58 @@ nlohmann::json to_json(const ExperimentSpec& s) {
                            {"refresh_every", m.refresh_every},
                            {"lambda_scale", m.lambda_scale}});
     const auto& t = s.task;
-    return {{"name", s.name},
-            {"description", s.description},
-            {"task",
-             {{"kind", t.kind},
-              {"input_dim", t.input_dim},
-              {"output_dim", t.output_dim},
-              {"teacher_hidden", t.teacher_hidden},
-              {"noise", t.noise},
-              {"n_train", t.n_train},
-              {"n_test", t.n_test},
-              {"csv_path", t.csv_path},
-              {"target_columns", t.target_columns},
-              {"test_fraction", t.test_fraction},
-              {"standardize", t.standardize},
-              {"data_seed", t.data_seed},
-              {"resolution", t.resolution},
-              {"fine_grid", t.fine_grid},
-              {"viscosity", t.viscosity},
-              {"final_time", t.final_time},
-              {"cache_dir", t.cache_dir},
-              {"data_dir", t.data_dir},
-              {"train_files", t.train_files},
-              {"test_files", t.test_files},
-              {"label_bytes", t.label_bytes},
-              {"label_index", t.label_index},
-              {"rho", t.rho}}},
-            {"backbone",
-             {{"kind", s.backbone.kind},
-              {"hidden", s.backbone.hidden},
-              {"feature_dim", s.backbone.feature_dim},
-              {"activation", s.backbone.activation},
-              {"modes", s.backbone.modes},
-              {"width", s.backbone.width},
-              {"layers", s.backbone.layers},
-              {"channels", s.backbone.channels}}},
-            {"optimizer",
-             {{"kind", s.optimizer.kind},
-              {"lr", s.optimizer.lr},
-              {"momentum", s.optimizer.momentum}}},
-            {"methods", methods},
-            {"batch_size", s.batch_size},
-            {"steps", s.steps},
-            {"seeds", s.seeds},
-            {"log_every", s.log_every},
-            {"threads", s.threads},
-            {"step_order", s.step_order},
-            {"divergence_factor", s.divergence_factor},
-            {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
-            {"diagnostics",
-             {{"spectrum_every", s.diagnostics.spectrum_every},
-              {"probe_size", s.diagnostics.probe_size},
-              {"one_step_every", s.diagnostics.one_step_every},
-              {"train_set_loss", s.diagnostics.train_set_loss}}}};
+    return {
+        {"name", s.name},
+        {"description", s.description},
+        {"task",
+         {{"kind", t.kind},
+          {"input_dim", t.input_dim},
+          {"output_dim", t.output_dim},
+          {"teacher_hidden", t.teacher_hidden},
+          {"noise", t.noise},
+          {"n_train", t.n_train},
+          {"n_test", t.n_test},
+          {"csv_path", t.csv_path},
+          {"target_columns", t.target_columns},
+          {"test_fraction", t.test_fraction},
+          {"standardize", t.standardize},
+          {"data_seed", t.data_seed},
+          {"resolution", t.resolution},
+          {"fine_grid", t.fine_grid},
+          {"viscosity", t.viscosity},
+          {"final_time", t.final_time},
+          {"cache_dir", t.cache_dir},
+          {"data_dir", t.data_dir},
+          {"train_files", t.train_files},
+          {"test_files", t.test_files},
+          {"label_bytes", t.label_bytes},
+          {"label_index", t.label_index},
+          {"rho", t.rho}}},
+        {"backbone",
+         {{"kind", s.backbone.kind},
+          {"hidden", s.backbone.hidden},
+          {"feature_dim", s.backbone.feature_dim},
+          {"activation", s.backbone.activation},
+          {"modes", s.backbone.modes},
+          {"width", s.backbone.width},
+          {"layers", s.backbone.layers},
+          {"channels", s.backbone.channels}}},
+        {"optimizer",
+         {{"kind", s.optimizer.kind}, {"lr", s.optimizer.lr}, {"momentum", s.optimizer.momentum}}},
+        {"methods", methods},
+        {"batch_size", s.batch_size},
+        {"steps", s.steps},
+        {"seeds", s.seeds},
+        {"log_every", s.log_every},
+        {"threads", s.threads},
+        {"step_order", s.step_order},
+        {"divergence_factor", s.divergence_factor},
+        {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
+        {"diagnostics",
+         {{"spectrum_every", s.diagnostics.spectrum_every},
+          {"probe_size", s.diagnostics.probe_size},
+          {"one_step_every", s.diagnostics.one_step_every},
+          {"train_set_loss", s.diagnostics.train_set_loss}}}};
 }
 
 std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec) {
@@ -391,7 +395,8 @@ std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const Experimen
         try {
             sub = parse_spec(j);
         } catch (const SpecError& e) {
-            throw SpecError("sweep.values", "value " + v.dump() + " gives an invalid spec: " + e.what());
+            throw SpecError("sweep.values",
+                            "value " + v.dump() + " gives an invalid spec: " + e.what());
         }
         std::string text = v.is_string() ? v.get<std::string>() : v.dump();
         const auto dot = spec.sweep.key.rfind('.');
@@ -433,8 +438,8 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
             if (numeric) {
                 size_t idx = std::stoul(part);
                 if (idx >= node->size())
-                    throw SpecError(walked, "index out of range (size " +
-                                                std::to_string(node->size()) + ")");
+                    throw SpecError(
+                        walked, "index out of range (size " + std::to_string(node->size()) + ")");
                 next = &(*node)[idx];
             } else {
                 for (auto& el : *node) {

@@ -26,18 +26,18 @@ struct TaskSpec {
     double test_fraction = 0.2;
     bool standardize = true;  // z-score inputs and targets with training-split statistics
     // burgers (METHODS.md Part 1, "Operator learning")
-    int resolution = 1024;     // s: grid points the model sees
-    int fine_grid = 8192;      // grid of the pseudo-spectral solver
+    int resolution = 1024;  // s: grid points the model sees
+    int fine_grid = 8192;   // grid of the pseudo-spectral solver
     double viscosity = 0.1;
     double final_time = 1.0;
-    std::string cache_dir;     // generated data cache; empty: $XDG_CACHE_HOME/liftlab or ~/.cache
+    std::string cache_dir;  // generated data cache; empty: $XDG_CACHE_HOME/liftlab or ~/.cache
     // fashion-mnist (n_train / n_test cap the sizes; 0 = all) and cifar-binary
     std::string data_dir = "/usr/share/datasets/fashion-mnist";
     std::vector<std::string> train_files, test_files;  // cifar-binary record files
-    int label_bytes = 1;   // 1: CIFAR-10, 2: CIFAR-100 (coarse, fine)
-    int label_index = 0;   // which label byte is the class
+    int label_bytes = 1;                               // 1: CIFAR-10, 2: CIFAR-100 (coarse, fine)
+    int label_index = 0;                               // which label byte is the class
     // dfiv-demand (METHODS.md Part 1, "Deep Feature Instrumental Variables"): n = n_train
-    double rho = 0.5;          // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
+    double rho = 0.5;  // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;
 };
@@ -45,9 +45,10 @@ struct TaskSpec {
 struct BackboneSpec {
     std::string kind = "mlp";  // mlp | fno1d | cnn
     std::vector<int> hidden = {128, 128};
-    int feature_dim = 64;              // d: width of the features fed to the last layer
-    std::string activation = "tanh";   // tanh | relu | gelu
-    // fno1d: lift to `width`, `layers` Fourier layers keeping `modes`, projection width = feature_dim
+    int feature_dim = 64;             // d: width of the features fed to the last layer
+    std::string activation = "tanh";  // tanh | relu | gelu
+    // fno1d: lift to `width`, `layers` Fourier layers keeping `modes`, projection width =
+    // feature_dim
     int modes = 16;
     int width = 64;
     int layers = 4;
@@ -66,11 +67,11 @@ struct MethodSpec {
     // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls (backbone + last layer)
     // dfiv | dfiv-norefit | dfiv-prox (two-stage IV regression, task dfiv-demand)
     std::string name;
-    std::string label;  // unique name in plots and files; defaults to `name`
-    double lr = -1;     // sgd/adam: step size for θ and W; cf-*: overrides the backbone lr if > 0
+    std::string label;   // unique name in plots and files; defaults to `name`
+    double lr = -1;      // sgd/adam: step size for θ and W; cf-*: overrides the backbone lr if > 0
     double beta = 1e-3;  // cf-ridge: ridge strength (on batch sums)
-    double lambda = 1.0;  // cf-prox: proximal strength; cf-rls: initial precision (batch sums)
-    double rho = 1.0;     // cf-rls: forgetting factor in (0, 1]
+    double lambda = 1.0;    // cf-prox: proximal strength; cf-rls: initial precision (batch sums)
+    double rho = 1.0;       // cf-rls: forgetting factor in (0, 1]
     int refresh_every = 1;  // cf-full: re-solve W*(θ) on the whole training set every m steps
     // dfiv*: stage ridge strengths as a multiple of the samples in each solve (λ = scale · n)
     double lambda_scale = 0.1;
@@ -78,14 +79,14 @@ struct MethodSpec {
 
 // Runs the whole comparison once per value of one spec key (e.g. batch_size or backbone.hidden).
 struct SweepSpec {
-    std::string key;                    // dotted path as in apply_override; empty: no sweep
+    std::string key;  // dotted path as in apply_override; empty: no sweep
     std::vector<nlohmann::json> values;
 };
 
 struct DiagnosticsSpec {
-    int spectrum_every = 0;   // singular values of probe features every N steps (0: off)
-    int probe_size = 1024;    // held-out samples in the probe set
-    int one_step_every = 0;   // one-step gain (closed form vs best fixed gradient step) every N
+    int spectrum_every = 0;       // singular values of probe features every N steps (0: off)
+    int probe_size = 1024;        // held-out samples in the probe set
+    int one_step_every = 0;       // one-step gain (closed form vs best fixed gradient step) every N
     bool train_set_loss = false;  // also evaluate the loss on the whole training set at log points
 };
 

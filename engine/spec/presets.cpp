@@ -30,8 +30,8 @@ const std::vector<Preset>& builtin_presets() {
 
 nlohmann::json load_spec_source(const std::string& name_or_path) {
     namespace fs = std::filesystem;
-    const bool looks_like_file = name_or_path.size() > 5 &&
-                                 name_or_path.substr(name_or_path.size() - 5) == ".json";
+    const bool looks_like_file =
+        name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";
     if (fs::exists(name_or_path) || looks_like_file) {
         std::ifstream in(name_or_path);
         if (!in) throw DataError(name_or_path, 0, "cannot open spec file");
@@ -43,7 +43,8 @@ nlohmann::json load_spec_source(const std::string& name_or_path) {
             // e.byte is the offset of the error; turn it into a line number.
             const std::string text = ss.str();
             const size_t upto = std::min<size_t>(e.byte, text.size());
-            const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + upto, '\n'));
+            const int line =
+                1 + static_cast<int>(std::count(text.begin(), text.begin() + upto, '\n'));
             throw DataError(name_or_path, line, "invalid JSON");
         }
     }
@@ -51,8 +52,8 @@ nlohmann::json load_spec_source(const std::string& name_or_path) {
         if (p.name == name_or_path) return p.spec;
     std::string names;
     for (const auto& p : builtin_presets()) names += (names.empty() ? "" : ", ") + p.name;
-    throw SpecError("preset", "no preset or spec file named '" + name_or_path +
-                                  "' (presets: " + names + ")");
+    throw SpecError("preset",
+                    "no preset or spec file named '" + name_or_path + "' (presets: " + names + ")");
 }
 
 }  // namespace liftlab

@@ -17,8 +17,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& kind,
                                                         double momentum,
                                                         std::vector<torch::Tensor> params) {
     if (kind == "sgd")
-        return std::make_unique<torch::optim::SGD>(
-            std::move(params), torch::optim::SGDOptions(lr).momentum(momentum));
+        return std::make_unique<torch::optim::SGD>(std::move(params),
+                                                   torch::optim::SGDOptions(lr).momentum(momentum));
     return std::make_unique<torch::optim::Adam>(std::move(params), torch::optim::AdamOptions(lr));
 }
 
@@ -26,7 +26,9 @@ constexpr int64_t kEvalChunk = 1024;  // samples per chunk when a whole split go
 
 }  // namespace
 
-torch::Tensor flatten_rows(const torch::Tensor& t) { return t.reshape({-1, t.size(-1)}); }
+torch::Tensor flatten_rows(const torch::Tensor& t) {
+    return t.reshape({-1, t.size(-1)});
+}
 
 MethodTrainer::MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method,
                              const Dataset& data, std::uint64_t seed)
@@ -93,7 +95,8 @@ double MethodTrainer::step() {
     const auto idx = sampler_.next();
     const auto xb = data_.x_train.index_select(0, idx);
     const auto yb = data_.y_train.index_select(0, idx);
-    const auto lb = data_.classification() ? data_.labels_train.index_select(0, idx) : torch::Tensor();
+    const auto lb =
+        data_.classification() ? data_.labels_train.index_select(0, idx) : torch::Tensor();
     double loss;
     if (!head_->closed_form()) {
         loss = theta_step(xb, yb, lb);
@@ -131,7 +134,8 @@ torch::Tensor MethodTrainer::flat_features(const torch::Tensor& x) {
     return torch::cat(parts, 0);
 }
 
-std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x, const torch::Tensor& y,
+std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x,
+                                                      const torch::Tensor& y,
                                                       const torch::Tensor& labels) {
     torch::NoGradGuard no_grad;
     double sq_sum = 0, ce_sum = 0, rel_sum = 0;
@@ -146,7 +150,8 @@ std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x, co
             const auto lc = labels.narrow(0, start, len);
             correct += (pred.argmax(1) == lc).sum().item<int64_t>();
             if (cross_entropy_)
-                ce_sum += torch::cross_entropy_loss(pred, lc, {}, at::Reduction::Sum).item<double>();
+                ce_sum +=
+                    torch::cross_entropy_loss(pred, lc, {}, at::Reduction::Sum).item<double>();
         } else if (y.dim() > 2) {
             // Operator learning: relative L2 error of each output function.
             const auto err = (pred - yc).flatten(1).norm(2, 1);

@@ -47,11 +47,11 @@ struct ProgressUpdate {
     std::uint64_t seed = 0;
     int seed_index = 0;
     int num_seeds = 1;
-    std::string sweep_label;  // the current sweep value ("" without a sweep)
-    double fraction = 0;  // of the whole run, in [0, 1]
-    std::vector<MetricPoint> points;      // new since the previous update
-    std::vector<SpectrumPoint> spectra;   // new since the previous update
-    std::vector<MethodStatus> statuses;   // changes since the previous update
+    std::string sweep_label;             // the current sweep value ("" without a sweep)
+    double fraction = 0;                 // of the whole run, in [0, 1]
+    std::vector<MetricPoint> points;     // new since the previous update
+    std::vector<SpectrumPoint> spectra;  // new since the previous update
+    std::vector<MethodStatus> statuses;  // changes since the previous update
 };
 
 // Return false to cancel the run (it stops at the next step; the run folder stays readable).

@@ -35,9 +35,9 @@ nlohmann::json summary_json(const std::string& status, const std::vector<MethodR
         nlohmann::json fin = nlohmann::json::object();
         for (const auto& [k, v] : r.final_metrics)
             fin[k] = std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr);
-        nlohmann::json e = {{"method", r.method},     {"name", r.name},
-                            {"seed", r.seed},         {"batch_size", r.batch_size},
-                            {"status", r.status},     {"steps_done", r.steps_done},
+        nlohmann::json e = {{"method", r.method}, {"name", r.name},
+                            {"seed", r.seed},     {"batch_size", r.batch_size},
+                            {"status", r.status}, {"steps_done", r.steps_done},
                             {"final", fin}};
         if (!r.sweep_value.empty()) e["sweep_value"] = nlohmann::json::parse(r.sweep_value);
         if (!r.reason.empty()) e["reason"] = r.reason;
@@ -169,10 +169,19 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
 
                 const bool log_now = step % spec.log_every == 0 || step == spec.steps;
                 const bool spectrum_now =
-                    every(step, spec.diagnostics.spectrum_every) || (step == spec.steps &&
-                                                                     spec.diagnostics.spectrum_every > 0);
+                    every(step, spec.diagnostics.spectrum_every) ||
+                    (step == spec.steps && spec.diagnostics.spectrum_every > 0);
                 const bool gain_now = every(step, spec.diagnostics.one_step_every);
-                if (!log_now && !spectrum_now && !gain_now) continue;
+                if (!log_now && !spectrum_now && !gain_now) {
+                    // A divergence is reported at once, not at the next log point.
+                    if (!update.statuses.empty() && on_progress) {
+                        update.step = step;
+                        if (!on_progress(update)) cancelled = true;
+                        update.statuses.clear();
+                        if (cancelled) break;
+                    }
+                    continue;
+                }
                 for (auto& s : slots) {
                     if (!s.active) continue;
                     const std::string& label = s.summary.method;
@@ -206,7 +215,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                     try {
                         const bool has_head = s.trainer->last_layer().defined();
                         if (spectrum_now && has_head) {
-                            const auto sp = feature_spectrum(s.trainer->flat_features(probes.spectrum_x));
+                            const auto sp =
+                                feature_spectrum(s.trainer->flat_features(probes.spectrum_x));
                             emit("kappa", sp.kappa);
                             emit("eff_rank", sp.effective_rank);
                             update.spectra.push_back({step, label, seed, sp.singular_values});
@@ -243,8 +253,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
             for (auto& s : slots) {
                 if (s.active) {
                     s.summary.status = cancelled ? "cancelled" : "ok";
-                    update.statuses.push_back({s.summary.method, seed, s.summary.status,
-                                               s.summary.steps_done, ""});
+                    update.statuses.push_back(
+                        {s.summary.method, seed, s.summary.status, s.summary.steps_done, ""});
                 }
                 result.runs.push_back(s.summary);
             }
@@ -256,7 +266,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
     }
 
     bool any_ok = false;
-    for (const auto& r : result.runs) any_ok = any_ok || r.status == "ok" || r.status == "cancelled";
+    for (const auto& r : result.runs)
+        any_ok = any_ok || r.status == "ok" || r.status == "cancelled";
     result.status = cancelled ? "cancelled" : (any_ok ? "ok" : "diverged");
     if (store) store->write_json("summary.json", summary_json(result.status, result.runs));
     return result;

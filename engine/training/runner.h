@@ -12,13 +12,13 @@
 namespace liftlab {
 
 struct RunOptions {
-    std::string out_dir;                  // parent of the run folder; empty: nothing is written
+    std::string out_dir;                      // parent of the run folder; empty: nothing is written
     const std::atomic<bool>* stop = nullptr;  // checked every step; true cancels
 };
 
 struct MethodRunSummary {
-    std::string method;  // label (with the sweep suffix when sweeping)
-    std::string name;    // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls
+    std::string method;       // label (with the sweep suffix when sweeping)
+    std::string name;         // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls
     std::string sweep_value;  // JSON text of the swept value ("" without a sweep)
     std::uint64_t seed = 0;
     int batch_size = 0;

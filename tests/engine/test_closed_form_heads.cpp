@@ -67,8 +67,8 @@ TEST(ProximalHead, CyclingBatchesApproachesFullDataLeastSquaresAsLambdaGrows) {
     const int64_t d = 5;
     auto phi = torch::randn({40, d}, kF64);
     auto y = torch::randn({40, 1}, kF64);
-    auto ls = std::get<0>(
-        torch::linalg_lstsq(liftlab::with_bias_column(phi), y, c10::nullopt, "gelsd"));
+    auto ls =
+        std::get<0>(torch::linalg_lstsq(liftlab::with_bias_column(phi), y, c10::nullopt, "gelsd"));
     auto gap = [&](double lambda) {
         liftlab::ProximalHead head(d, 1, lambda);
         for (int epoch = 0; epoch < 1500; ++epoch)
@@ -96,7 +96,8 @@ TEST(FullDataHead, OnAFixedBackboneEqualsRidgeRegression) {
     const auto data = liftlab::make_dataset(spec.task);
     liftlab::MethodTrainer trainer(spec, spec.methods[0], data, /*seed=*/1);
     trainer.step();
-    const auto phi = liftlab::with_bias_column(trainer.flat_features(data.x_train).to(torch::kFloat64));
+    const auto phi =
+        liftlab::with_bias_column(trainer.flat_features(data.x_train).to(torch::kFloat64));
     const auto expected = ridge(phi, data.y_train.to(torch::kFloat64), 0.3);
     EXPECT_LT(relative_error(trainer.last_layer(), expected), 1e-8);
     // Not re-solved between refreshes (refresh_every = 5).

@@ -11,7 +11,8 @@ namespace {
 const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
 
 // N × d matrix U diag(σ) Vᵀ with random orthonormal U, V; returns it and V.
-std::pair<torch::Tensor, torch::Tensor> with_singular_values(int64_t n, const std::vector<double>& sv) {
+std::pair<torch::Tensor, torch::Tensor> with_singular_values(int64_t n,
+                                                             const std::vector<double>& sv) {
     const int64_t d = static_cast<int64_t>(sv.size());
     auto u = std::get<0>(torch::linalg_qr(torch::randn({n, d}, kF64)));
     auto v = std::get<0>(torch::linalg_qr(torch::randn({d, d}, kF64)));

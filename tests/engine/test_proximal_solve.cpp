@@ -6,8 +6,8 @@
 #include "lastlayer/proximal_solve.h"
 #include "test_helpers.h"
 
-using liftlab::SolvePath;
 using liftlab::solve_proximal;
+using liftlab::SolvePath;
 using liftlab::test::relative_error;
 
 namespace {
@@ -31,8 +31,8 @@ TEST(ProximalSolve, SatisfiesFirstOrderCondition) {
         auto w0 = torch::randn({d, k}, kF64);
         auto w = solve_proximal(phi, y, lambda, w0).w;
         auto g = half_gradient(phi, y, w, lambda, w0);
-        const double scale = phi.t().matmul(y).abs().max().item<double>() +
-                             lambda * w0.abs().max().item<double>();
+        const double scale =
+            phi.t().matmul(y).abs().max().item<double>() + lambda * w0.abs().max().item<double>();
         EXPECT_LT(g.abs().max().item<double>() / scale, 1e-10) << "n=" << n;
     }
 }

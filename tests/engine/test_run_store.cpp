@@ -52,7 +52,8 @@ TEST(RunStore, KilledWriterLeavesReadableMetrics) {
 
 TEST(RunStore, TruncatedLastRowIsIgnoredAndBadRowIsNamed) {
     liftlab::test::TempDir dir;
-    const auto ok = dir.write("m.csv", "step,method,seed,metric,value\n1,a,0,test_loss,0.5\n2,a,0,te");
+    const auto ok =
+        dir.write("m.csv", "step,method,seed,metric,value\n1,a,0,test_loss,0.5\n2,a,0,te");
     EXPECT_EQ(liftlab::read_metrics_csv(ok).size(), 1u);
     const auto bad = dir.write("b.csv", "step,method,seed,metric,value\n1,a,0,test_loss\n");
     try {

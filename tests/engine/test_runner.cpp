@@ -10,9 +10,9 @@
 #include "data/dataset.h"
 #include "lastlayer/proximal_solve.h"
 #include "run/run_store.h"
+#include "test_helpers.h"
 #include "training/method_trainer.h"
 #include "training/runner.h"
-#include "test_helpers.h"
 
 using nlohmann::json;
 
@@ -76,7 +76,8 @@ TEST(Runner, DivergingMethodIsIsolated) {
         EXPECT_EQ(find_run(r, m).steps_done, spec.steps) << m;
     }
     bool reported = false;
-    for (const auto& s : statuses) reported = reported || (s.method == "sgd" && s.status == "diverged");
+    for (const auto& s : statuses)
+        reported = reported || (s.method == "sgd" && s.status == "diverged");
     EXPECT_TRUE(reported);
 }
 
@@ -174,17 +175,18 @@ TEST(MethodTrainer, ProximalStepSolvesOnTheUpdatedFeatures) {
             torch::Tensor phi_before;
             {
                 torch::NoGradGuard g;
-                phi_before = liftlab::with_bias_column(
-                    trainer.backbone().features(xb).to(torch::kFloat64));
+                phi_before =
+                    liftlab::with_bias_column(trainer.backbone().features(xb).to(torch::kFloat64));
             }
             trainer.step();
             torch::NoGradGuard g;
-            const auto phi = order == "backbone-first"
-                                 ? liftlab::with_bias_column(
-                                       trainer.backbone().features(xb).to(torch::kFloat64))
-                                 : phi_before;
+            const auto phi =
+                order == "backbone-first"
+                    ? liftlab::with_bias_column(trainer.backbone().features(xb).to(torch::kFloat64))
+                    : phi_before;
             const auto w = trainer.last_layer();
-            const auto residual = -phi.t().matmul(yb - phi.matmul(w)) + method.lambda * (w - w_prev);
+            const auto residual =
+                -phi.t().matmul(yb - phi.matmul(w)) + method.lambda * (w - w_prev);
             EXPECT_LT(residual.abs().max().item<double>(), 1e-4) << order << " step " << t;
         }
     }

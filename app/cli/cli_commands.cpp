@@ -1,0 +1,124 @@
+#include "cli_commands.h"
+
+#include <QApplication>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+
+#include "core/errors.h"
+#include "progress_printer.h"
+#include "report.h"
+#include "spec/experiment_spec.h"
+#include "spec/presets.h"
+#include "training/runner.h"
+
+namespace liftlab::cli {
+
+namespace {
+
+std::atomic<bool> g_interrupted{false};
+
+extern "C" void on_sigint(int) {
+    g_interrupted = true;
+    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
+}
+
+bool valid_format(const std::string& f) {
+    return f == "png" || f == "svg" || f == "pdf";
+}
+
+}  // namespace
+
+int command_list() {
+    size_t width = 0;
+    for (const auto& p : builtin_presets()) width = std::max(width, p.name.size());
+    for (const auto& p : builtin_presets())
+        std::printf("%-*s  %s\n", static_cast<int>(width), p.name.c_str(), p.description.c_str());
+    return 0;
+}
+
+int command_report(const std::string& run_dir, const std::string& format) {
+    if (!valid_format(format)) {
+        std::fprintf(stderr, "liftlab-cli: --format must be png, svg or pdf (got '%s')\n",
+                     format.c_str());
+        return 2;
+    }
+    try {
+        for (const auto& path : render_report(run_dir, format)) std::printf("%s\n", path.c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        return 2;
+    }
+    return 0;
+}
+
+int command_run(const RunArgs& args) {
+    if (!valid_format(args.figure_format)) {
+        std::fprintf(stderr, "liftlab-cli: --format must be png, svg or pdf\n");
+        return 2;
+    }
+    ExperimentSpec spec;
+    try {
+        nlohmann::json j = load_spec_source(args.source);
+        for (const auto& s : args.sets) apply_override(j, s);
+        if (args.steps > 0) j["steps"] = args.steps;
+        if (args.seeds > 0) {
+            j["seeds"] = nlohmann::json::array();
+            for (int i = 0; i < args.seeds; ++i) j["seeds"].push_back(i);
+        }
+        spec = parse_spec(j);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        return 2;
+    }
+
+    std::fprintf(stderr, "liftlab-cli: %s — %zu method(s) × %zu seed(s), %d steps, batch %d\n",
+                 spec.name.c_str(), spec.methods.size(), spec.seeds.size(), spec.steps,
+                 spec.batch_size);
+    std::signal(SIGINT, on_sigint);
+    ProgressPrinter printer(stderr);
+    RunOptions options;
+    options.out_dir = args.out_dir;
+    options.stop = &g_interrupted;
+    RunResult result;
+    try {
+        result = run_experiment(spec, options, [&](const ProgressUpdate& u) {
+            printer.update(u);
+            return true;
+        });
+    } catch (const std::exception& e) {
+        printer.finish();
+        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        return 2;
+    }
+    printer.finish();
+    std::signal(SIGINT, SIG_DFL);
+
+    std::fprintf(stderr, "\n%-14s %5s  %-9s %7s  %12s %12s %9s\n", "method", "seed", "status",
+                 "steps", "test_loss", "train_loss", "time_s");
+    for (const auto& r : result.runs) {
+        auto metric = [&](const char* k) {
+            auto it = r.final_metrics.find(k);
+            return it == r.final_metrics.end() ? NAN : it->second;
+        };
+        std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12.5g %12.5g %9.2f\n", r.method.c_str(),
+                     static_cast<unsigned long long>(r.seed), r.status.c_str(), r.steps_done,
+                     metric("test_loss"), metric("train_loss"), metric("time_s"));
+    }
+
+    try {
+        for (const auto& path : render_report(result.run_dir, args.figure_format))
+            std::fprintf(stderr, "figure: %s\n", path.c_str());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", e.what());
+    }
+    std::fprintf(stderr, "run folder (status %s):\n", result.status.c_str());
+    std::printf("%s\n", result.run_dir.c_str());
+    if (result.status == "diverged") return 1;
+    if (result.status == "cancelled") return 130;
+    return 0;
+}
+
+}  // namespace liftlab::cli

@@ -1,0 +1,21 @@
+// The subcommands of liftlab-cli (DESIGN.md "Command line"). Each returns the process exit code.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace liftlab::cli {
+
+struct RunArgs {
+    std::string source;  // PRESET or SPEC.json
+    std::string out_dir = "runs";
+    std::vector<std::string> sets;  // key=value overrides, applied in order
+    int seeds = 0;                  // > 0: seeds = 0..N-1
+    int steps = 0;                  // > 0: overrides steps
+    std::string figure_format = "png";
+};
+
+int command_list();
+int command_run(const RunArgs& args);
+int command_report(const std::string& run_dir, const std::string& format);
+
+}  // namespace liftlab::cli

@@ -1,0 +1,94 @@
+// liftlab-cli: list presets, run a spec headless, render a run's figures.
+#include <QApplication>
+
+#include <unistd.h>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFile>
+#include "passive_openmp.h"
+
+#include <cstdio>
+
+#include "cli_commands.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(usage:
+  liftlab-cli list                                   presets with a one-line description
+  liftlab-cli run PRESET|SPEC.json [--out DIR] [--set key=value ...] [--seeds N] [--steps N]
+                                   [--format png|svg|pdf]
+  liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
+)";
+
+int usage_error(const QString& msg) {
+    std::fprintf(stderr, "liftlab-cli: %s\n%s", qPrintable(msg), kUsage);
+    return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    liftlab::ensure_passive_openmp(argv);
+    // Figures are drawn with Qt widgets; the offscreen platform needs no display.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // Qt warns on every start when the session has no runtime folder (CI, ssh); give it one.
+    if (qEnvironmentVariableIsEmpty("XDG_RUNTIME_DIR")) {
+        const QByteArray dir = QDir::tempPath().toUtf8() + "/liftlab-runtime-" +
+                               QByteArray::number(static_cast<qint64>(::getuid()));
+        QDir().mkpath(QString::fromUtf8(dir));
+        QFile::setPermissions(QString::fromUtf8(dir), QFileDevice::ReadOwner |
+                                                          QFileDevice::WriteOwner |
+                                                          QFileDevice::ExeOwner);
+        qputenv("XDG_RUNTIME_DIR", dir);
+    }
+    QApplication app(argc, argv);
+    QApplication::setApplicationName("liftlab-cli");
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("LiftLab headless front end");
+    QCommandLineOption help({"h", "help"}, "Show usage.");
+    QCommandLineOption out("out", "Parent folder of the run folder.", "DIR", "runs");
+    QCommandLineOption set("set", "Override a spec field (repeatable).", "key=value");
+    QCommandLineOption seeds("seeds", "Run seeds 0..N-1.", "N");
+    QCommandLineOption steps("steps", "Override the number of steps.", "N");
+    QCommandLineOption format("format", "Figure format: png, svg or pdf.", "FMT", "png");
+    parser.addOptions({help, out, set, seeds, steps, format});
+    parser.addPositionalArgument("command", "list | run | report");
+    if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
+    const QStringList pos = parser.positionalArguments();
+    if (parser.isSet(help) || pos.isEmpty()) {
+        std::fputs(kUsage, parser.isSet(help) ? stdout : stderr);
+        return parser.isSet(help) ? 0 : 2;
+    }
+
+    auto positive_int = [&](const QCommandLineOption& opt, int* value) {
+        if (!parser.isSet(opt)) return true;
+        bool ok = false;
+        *value = parser.value(opt).toInt(&ok);
+        return ok && *value > 0;
+    };
+
+    const QString command = pos.first();
+    if (command == "list")
+        return pos.size() == 1 ? liftlab::cli::command_list()
+                               : usage_error("list takes no argument");
+    if (command == "report") {
+        if (pos.size() != 2) return usage_error("report needs one RUN_DIR");
+        return liftlab::cli::command_report(pos[1].toStdString(),
+                                            parser.value(format).toStdString());
+    }
+    if (command == "run") {
+        if (pos.size() != 2) return usage_error("run needs one PRESET or SPEC.json");
+        liftlab::cli::RunArgs args;
+        args.source = pos[1].toStdString();
+        args.out_dir = parser.value(out).toStdString();
+        for (const QString& s : parser.values(set)) args.sets.push_back(s.toStdString());
+        if (!positive_int(seeds, &args.seeds))
+            return usage_error("--seeds needs a positive integer");
+        if (!positive_int(steps, &args.steps))
+            return usage_error("--steps needs a positive integer");
+        args.figure_format = parser.value(format).toStdString();
+        return liftlab::cli::command_run(args);
+    }
+    return usage_error("unknown command '" + command + "'");
+}

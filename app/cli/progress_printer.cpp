@@ -1,0 +1,60 @@
+#include "progress_printer.h"
+
+#include <unistd.h>
+
+#include <cmath>
+#include <map>
+
+namespace liftlab::cli {
+
+ProgressPrinter::ProgressPrinter(std::FILE* out)
+    : out_(out), tty_(::isatty(::fileno(out))), start_(std::chrono::steady_clock::now()) {}
+
+void ProgressPrinter::update(const ProgressUpdate& u) {
+    std::map<std::string, double> test;
+    for (const auto& p : u.points)
+        if (p.metric == "test_loss") test[p.method] = p.value;
+    if (!test.empty()) {
+        last_test_.clear();
+        char buf[64];
+        for (const auto& [m, v] : test) {
+            std::snprintf(buf, sizeof(buf), "%s%s %.3g", last_test_.empty() ? "" : " | ", m.c_str(),
+                          v);
+            last_test_ += buf;
+        }
+    }
+    for (const auto& s : u.statuses)
+        if (s.status == "diverged" || s.status == "failed")
+            std::fprintf(out_, "%s%s (seed %llu) %s at step %d: %s\n", tty_ ? "\r\033[K" : "",
+                         s.method.c_str(), static_cast<unsigned long long>(s.seed),
+                         s.status.c_str(), s.step, s.reason.c_str());
+
+    const double elapsed =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const double eta = u.fraction > 0 ? elapsed * (1 - u.fraction) / u.fraction : 0;
+    if (tty_) {
+        constexpr int kWidth = 30;
+        const int filled = static_cast<int>(std::lround(u.fraction * kWidth));
+        std::string bar(filled, '#');
+        bar += std::string(kWidth - filled, '.');
+        std::fprintf(out_, "\r\033[K[%s] %3.0f%%  seed %d/%d step %d/%d  eta %.0fs  test %s",
+                     bar.c_str(), 100 * u.fraction, u.seed_index + 1, u.num_seeds, u.step,
+                     u.total_steps, eta, last_test_.c_str());
+        std::fflush(out_);
+        return;
+    }
+    const int decile = static_cast<int>(std::floor(u.fraction * 10 + 1e-9));
+    if (decile == last_decile_) return;
+    last_decile_ = decile;
+    std::fprintf(out_, "progress %3d%%  seed %d/%d step %d/%d  elapsed %.1fs  test %s\n",
+                 decile * 10, u.seed_index + 1, u.num_seeds, u.step, u.total_steps, elapsed,
+                 last_test_.c_str());
+    std::fflush(out_);
+}
+
+void ProgressPrinter::finish() {
+    if (tty_) std::fputs("\n", out_);
+    std::fflush(out_);
+}
+
+}  // namespace liftlab::cli

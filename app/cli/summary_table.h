@@ -1,0 +1,26 @@
+// The final-metric table of a run (summary.json): one row per method (and sweep value), mean ± sd
+// over seeds, written as Markdown and CSV. For cf-batch-sweep this is the batch-size table.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace liftlab::cli {
+
+struct SummaryTable {
+    std::vector<std::string> metrics;  // columns, in a fixed order of relevance
+    struct Row {
+        std::string method;       // label without the sweep suffix
+        std::string sweep_value;  // "" without a sweep
+        int seeds = 0, diverged = 0;
+        std::vector<double> mean, sd;  // per metric; NaN where no seed has it
+    };
+    std::string sweep_key;
+    std::vector<Row> rows;
+};
+
+// Throws DataError when summary.json is missing or malformed.
+SummaryTable read_summary_table(const std::string& run_dir);
+std::string to_markdown(const SummaryTable& t);
+std::string to_csv(const SummaryTable& t);
+
+}  // namespace liftlab::cli

@@ -1,0 +1,151 @@
+#include "training_session.h"
+
+#include <QThread>
+#include <exception>
+
+#include "training/runner.h"
+
+namespace liftlab {
+
+namespace {
+
+constexpr int kDrainIntervalMs = 33;  // ~30 redraws a second at most, however fast the engine
+
+}  // namespace
+
+TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
+    qRegisterMetaType<liftlab::SessionPoint>();
+    qRegisterMetaType<liftlab::SessionStatus>();
+    drainTimer_.setSingleShot(true);
+    drainTimer_.setInterval(kDrainIntervalMs);
+    connect(&drainTimer_, &QTimer::timeout, this, &TrainingSession::drain);
+}
+
+TrainingSession::~TrainingSession() {
+    if (thread_) {
+        stop_ = true;
+        thread_->quit();
+        thread_->wait();
+    }
+}
+
+bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
+    if (thread_) return false;
+    stop_ = false;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        buffer_ = Buffer{};
+        buffer_.totalSteps = spec.steps;
+    }
+    RunOptions options;
+    options.out_dir = outDir.toStdString();
+    options.stop = &stop_;
+
+    // Runs on the worker. Captures copies (spec, options) and `this`, which outlives the thread
+    // because the destructor waits for it.
+    auto work = [this, spec, options] {
+        auto onProgress = [this](const ProgressUpdate& u) {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                for (const auto& p : u.points)
+                    buffer_.points.push_back({p.step, QString::fromStdString(p.method), p.seed,
+                                              QString::fromStdString(p.metric), p.value});
+                for (const auto& s : u.statuses)
+                    buffer_.statuses.push_back({QString::fromStdString(s.method), s.seed,
+                                                QString::fromStdString(s.status), s.step,
+                                                QString::fromStdString(s.reason)});
+                buffer_.fraction = u.fraction;
+                buffer_.step = u.step;
+                buffer_.totalSteps = u.total_steps;
+                buffer_.progressChanged = true;
+            }
+            requestDrain();
+            return !stop_.load();
+        };
+        QString status, runDir, error;
+        try {
+            const RunResult r = run_experiment(spec, options, onProgress);
+            status = QString::fromStdString(r.status);
+            runDir = QString::fromStdString(r.run_dir);
+        } catch (const std::exception& e) {
+            // SpecError / DataError carry the key or file:line; torch errors their own text.
+            error = QString::fromStdString(e.what());
+            if (error.isEmpty()) error = QStringLiteral("the run failed");
+        } catch (...) {
+            error = QStringLiteral("the run failed with an unknown error");
+        }
+        std::lock_guard<std::mutex> lock(mutex_);
+        buffer_.done = true;
+        buffer_.resultStatus = status;
+        buffer_.runDir = runDir;
+        buffer_.error = error;
+    };
+
+    thread_.reset(QThread::create(work));
+    thread_->setObjectName(QStringLiteral("liftlab-training"));
+    // Queued to this (GUI-thread) object: the last drain and finished() happen here.
+    connect(thread_.get(), &QThread::finished, this, &TrainingSession::onThreadFinished,
+            Qt::QueuedConnection);
+    thread_->start();
+    Q_EMIT started();
+    return true;
+}
+
+void TrainingSession::stop() {
+    stop_ = true;
+}
+
+void TrainingSession::requestDrain() {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (buffer_.drainRequested) return;  // one pending drain serves all updates until then
+        buffer_.drainRequested = true;
+    }
+    // The timer belongs to the GUI thread, so it is started there.
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            if (!drainTimer_.isActive()) drainTimer_.start();
+        },
+        Qt::QueuedConnection);
+}
+
+void TrainingSession::drain() {
+    Buffer taken;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        taken.points.swap(buffer_.points);
+        taken.statuses.swap(buffer_.statuses);
+        taken.fraction = buffer_.fraction;
+        taken.step = buffer_.step;
+        taken.totalSteps = buffer_.totalSteps;
+        taken.progressChanged = buffer_.progressChanged;
+        buffer_.progressChanged = false;
+        buffer_.drainRequested = false;
+    }
+    // Signals go out without the lock, so slots may take their time.
+    if (!taken.points.isEmpty()) Q_EMIT pointsArrived(taken.points);
+    for (const auto& s : std::as_const(taken.statuses)) Q_EMIT statusChanged(s);
+    if (taken.progressChanged) Q_EMIT progress(taken.fraction, taken.step, taken.totalSteps);
+}
+
+void TrainingSession::onThreadFinished() {
+    if (!thread_) return;
+    thread_->wait();  // finished() is emitted just before run() returns
+    thread_.reset();
+    drainTimer_.stop();
+    drain();
+    QString status, runDir, error;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        status = buffer_.resultStatus;
+        runDir = buffer_.runDir;
+        error = buffer_.error;
+    }
+    if (!error.isEmpty())
+        Q_EMIT failed(error);
+    else
+        Q_EMIT finished(status, runDir);
+}
+
+}  // namespace liftlab

@@ -1,0 +1,74 @@
+// The bridge between the GUI and the engine (DESIGN.md "Threading"): runs one experiment on a
+// worker QThread and hands its progress to the GUI thread as plain values.
+//
+// Worker side: the progress callback only copies values into a mutex-guarded buffer and asks for
+// a drain. GUI side: a single-shot timer (~33 ms) drains the buffer, so a burst of updates costs
+// one round of signals and one replot. Only values cross threads, never tensors.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <QVector>
+#include <atomic>
+#include <memory>
+#include <mutex>
+
+#include "session_values.h"
+#include "spec/experiment_spec.h"
+
+class QThread;
+
+namespace liftlab {
+
+class TrainingSession : public QObject {
+    Q_OBJECT
+public:
+    explicit TrainingSession(QObject* parent = nullptr);
+    // Stops a running experiment and waits for the worker: never leaves a thread behind.
+    ~TrainingSession() override;
+
+    // Starts `spec` writing its run folder under `outDir` (empty: nothing written). Returns
+    // false when a run is still going.
+    bool start(const ExperimentSpec& spec, const QString& outDir);
+    // Asks the run to stop; the engine checks the flag every training step. Returns at once;
+    // finished("cancelled", ...) follows.
+    void stop();
+    // True from start() until finished()/failed() has been emitted.
+    bool isRunning() const { return thread_ != nullptr; }
+
+Q_SIGNALS:
+    void started();
+    void pointsArrived(const QVector<liftlab::SessionPoint>& points);
+    void statusChanged(const liftlab::SessionStatus& status);
+    void progress(double fraction, int step, int totalSteps);
+    // status: ok | cancelled | diverged (every method diverged or failed).
+    void finished(const QString& status, const QString& runDir);
+    // The run could not start or broke off (bad data file, bad spec, ...).
+    void failed(const QString& message);
+
+private:
+    // Everything the worker writes; guarded by mutex_ (any access must hold it).
+    struct Buffer {
+        QVector<SessionPoint> points;
+        QVector<SessionStatus> statuses;
+        double fraction = 0;
+        int step = 0;
+        int totalSteps = 0;
+        bool progressChanged = false;
+        bool drainRequested = false;
+        bool done = false;
+        QString resultStatus, runDir, error;
+    };
+
+    void requestDrain();  // worker thread
+    void drain();         // GUI thread
+    void onThreadFinished();
+
+    std::unique_ptr<QThread> thread_;
+    std::atomic<bool> stop_{false};
+    std::mutex mutex_;
+    Buffer buffer_;
+    QTimer drainTimer_;
+};
+
+}  // namespace liftlab

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# usage: cli_end_to_end.sh SCENARIO LIFTLAB_CLI WORKDIR
+set -euo pipefail
+scenario=$1 cli=$2 work=$3
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+py=/usr/bin/python3
+
+fail() { echo "FAIL [$scenario]: $*" >&2; exit 1; }
+# json_check FILE PYTHON_EXPR: the expression sees the parsed document as `d`.
+json_check() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" \
+  || fail "$1 does not satisfy: $2"; }
+
+case "$scenario" in
+list)
+  out=$("$cli" list)
+  echo "$out" | grep -q '^cf-regression ' || fail "cf-regression not listed: $out"
+  ;;
+run)
+  dir=$("$cli" run cf-regression --steps 60 --out runs --set batch_size=8 --set log_every=20 2>err.txt) \
+    || { cat err.txt; fail "run exited non-zero"; }
+  [ -d "$dir" ] || fail "printed path '$dir' is not a folder"
+  json_check "$dir/summary.json" 'd["status"]=="ok" and len(d["runs"])==4 and all(r["status"]=="ok" and r["batch_size"]==8 and r["final"]["test_loss"]>0 for r in d["runs"])'
+  json_check "$dir/spec.json" 'd["batch_size"]==8 and d["steps"]==60 and "libtorch" in d["versions"]'
+  [ "$(head -1 "$dir/metrics.csv")" = "step,method,seed,metric,value" ] || fail "metrics header"
+  [ -s "$dir/figures/test_loss.png" ] || fail "no loss-curve figure"
+  grep -q "progress 100%" err.txt || fail "no progress lines on a non-terminal: $(cat err.txt)"
+  ;;
+bad_spec)
+  set +e
+  "$cli" run cf-regression --set batch_size=-3 --out runs 2>err.txt; rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "exit code $rc, expected 2"
+  grep -q "spec key 'batch_size'" err.txt || fail "message does not name the key: $(cat err.txt)"
+  set +e
+  "$cli" run cf-regression --set task.kind=csv-regression --set task.csv_path=missing.csv --out runs 2>err.txt; rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "missing CSV: exit code $rc"
+  grep -q "missing.csv" err.txt || fail "message does not name the file: $(cat err.txt)"
+  set +e
+  "$cli" run no-such-preset 2>err.txt; rc=$?
+  set -e
+  [ $rc -eq 2 ] && grep -q "cf-regression" err.txt || fail "unknown preset: $(cat err.txt)"
+  [ ! -d runs ] || [ -z "$(ls runs)" ] || fail "a bad spec left a run folder"
+  ;;
+killed)
+  "$cli" run cf-regression --steps 1000000 --set log_every=5 --out runs >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 1 100); do
+    f=$(ls runs/*/metrics.csv 2>/dev/null | head -1 || true)
+    [ -n "$f" ] && [ "$(wc -l <"$f")" -gt 20 ] && break
+    sleep 0.2
+  done
+  kill -9 $pid; wait $pid 2>/dev/null || true
+  dir=$(dirname "$(ls runs/*/metrics.csv | head -1)")
+  "$py" - "$dir/metrics.csv" <<'PY' || fail "metrics.csv unreadable after kill"
+import sys
+text = open(sys.argv[1]).read()
+lines = text.split("\n")
+full = lines[1:-1]          # header, then complete rows; the last piece may be cut
+assert len(full) > 10, len(full)
+for l in full:
+    step, method, seed, metric, value = l.split(",")
+    int(step); float(value)
+PY
+  json_check "$dir/summary.json" 'd["status"]=="running"'
+  "$cli" report "$dir" >/dev/null || fail "report of a killed run failed"
+  [ -s "$dir/figures/test_loss.png" ] || fail "no figure for the killed run"
+  ;;
+interrupted)
+  "$cli" run cf-regression --steps 1000000 --out runs >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 1 100); do
+    [ -n "$(ls runs/*/metrics.csv 2>/dev/null)" ] && [ "$(wc -l <"$(ls runs/*/metrics.csv | head -1)")" -gt 5 ] && break
+    sleep 0.2
+  done
+  kill -INT $pid
+  set +e; wait $pid; rc=$?; set -e
+  [ $rc -eq 130 ] || fail "exit code $rc after SIGINT, expected 130: $(cat err.txt)"
+  dir=$(cat out.txt)
+  json_check "$dir/summary.json" 'd["status"]=="cancelled" and all(r["status"]=="cancelled" for r in d["runs"])'
+  ;;
+report_formats)
+  dir=$("$cli" run cf-regression --steps 40 --seeds 2 --set log_every=10 --out runs 2>/dev/null)
+  for fmt in png svg pdf; do
+    "$cli" report "$dir" --format $fmt >paths.txt || fail "report --format $fmt"
+    for f in test_loss train_loss; do
+      grep -qx "$dir/figures/$f.$fmt" paths.txt || fail "no $f.$fmt in: $(cat paths.txt)"
+    done
+    grep -q "\.$fmt\$" paths.txt || fail "no .$fmt figure"
+    while read -r p; do [ "$(stat -c %s "$p")" -gt 200 ] || fail "$p is too small"; done <paths.txt
+  done
+  # The final-metric table: one row per method, mean ± sd over the 2 seeds.
+  grep -q "^| cf-prox | 2 | 0 |" "$dir/figures/summary.md" || fail "summary.md: $(cat "$dir/figures/summary.md")"
+  [ "$(wc -l <"$dir/figures/summary.csv")" -eq 5 ] || fail "summary.csv rows"
+  set +e; "$cli" report /nonexistent 2>err.txt; rc=$?; set -e
+  [ $rc -eq 2 ] && grep -q "metrics.csv" err.txt || fail "bad run folder: $(cat err.txt)"
+  ;;
+sweep)
+  dir=$("$cli" run cf-batch-sweep --steps 30 --seeds 2 --set log_every=10 --set 'sweep.values=[4,16]' --out runs 2>err.txt) \
+    || { cat err.txt; fail "sweep run failed"; }
+  json_check "$dir/summary.json" 'len(d["runs"])==2*2*3 and sorted({r["batch_size"] for r in d["runs"]})==[4,16]'
+  grep -q "cf-prox@batch_size=4" "$dir/metrics.csv" || fail "sweep labels missing in metrics.csv"
+  "$cli" report "$dir" >/dev/null || fail "report of a sweep"
+  grep -q "| cf-prox | 16 | 2 | 0 |" "$dir/figures/summary.md" || fail "sweep table: $(cat "$dir/figures/summary.md")"
+  ;;
+preset:*)
+  # A short version of a built-in preset: SCENARIO is preset:NAME, the remaining args overrides.
+  name=${scenario#preset:}
+  sets=()
+  for kv in "${@:4}"; do sets+=(--set "$kv"); done
+  dir=$("$cli" run "$name" --out runs "${sets[@]}" 2>err.txt) || { cat err.txt; fail "preset $name"; }
+  json_check "$dir/summary.json" 'd["status"]=="ok" and all(r["status"]=="ok" for r in d["runs"])'
+  [ -s "$dir/figures/test_loss.png" ] || fail "no figure"
+  tail -n +1 err.txt | grep -A20 "^method" >&2 || true
+  ;;
+*) fail "unknown scenario" ;;
+esac
+echo "PASS [$scenario]"

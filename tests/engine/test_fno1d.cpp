@@ -1,0 +1,131 @@
+// The FNO-1d backbone (METHODS.md Part 1, "Operator learning"): feature shapes at two
+// resolutions, the spectral convolution on a known input, bad mode counts, and gradient flow.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <string>
+
+#include "nn/fno1d.h"
+#include "test_helpers.h"
+
+using liftlab::Fno1d;
+using liftlab::Fno1dOptions;
+using liftlab::SpectralConv1d;
+using liftlab::SpectralConv1dOptions;
+using liftlab::test::relative_error;
+
+namespace {
+constexpr double kPi = 3.14159265358979323846;
+const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+
+torch::Tensor wave(int64_t s, int64_t k, bool sine) {
+    auto x = 2 * kPi * static_cast<double>(k) * torch::arange(s, kF64) / static_cast<double>(s);
+    return sine ? torch::sin(x) : torch::cos(x);
+}
+
+int64_t parameter_count(torch::nn::Module& m) {
+    int64_t count = 0;
+    for (const auto& p : m.parameters()) count += p.numel();
+    return count;
+}
+}  // namespace
+
+TEST(Fno1d, FeaturesHaveShapeNBySByProjectionAtAnyResolution) {
+    Fno1d net;  // defaults: modes 16, width 64, 4 layers, projection 128
+    EXPECT_EQ(net->feature_dim(), 128);
+    for (int64_t s : {64, 128}) {
+        auto features = net->forward(torch::randn({3, s}));
+        EXPECT_EQ(features.sizes(), torch::IntArrayRef({3, s, 128})) << "s=" << s;
+        EXPECT_TRUE(torch::isfinite(features).all().item<bool>());
+    }
+    // The parameter count does not depend on s: lift (2→64), 4 × (spectral 64·64·16 complex +
+    // 1×1 conv 64→64), projection 64→128.
+    const int64_t expected =
+        (2 * 64 + 64) + 4 * (2 * 64 * 64 * 16 + 64 * 64 + 64) + (64 * 128 + 128);
+    EXPECT_EQ(parameter_count(*net), expected);
+}
+
+TEST(Fno1d, SpectralLayerKeepsOnlyItsMode) {
+    // With only R[0, 0, 3] = a + ib nonzero, K maps sin(2π·3x) to a sin(2π·3x) + b cos(2π·3x)
+    // and removes every other mode (here a constant and cos(2π·5x)). Float64: tolerance 1e-12.
+    const int64_t s = 32;
+    const double a = 0.7, b = -1.3;
+    SpectralConv1d conv(SpectralConv1dOptions(/*in=*/1, /*out=*/1, /*modes=*/8));
+    conv->to(torch::kFloat64);
+    {
+        torch::NoGradGuard no_grad;
+        conv->weight_real.zero_();
+        conv->weight_imag.zero_();
+        conv->weight_real[0][0][3] = a;
+        conv->weight_imag[0][0][3] = b;
+    }
+    auto input = (wave(s, 3, true) + wave(s, 5, false) + 0.4).view({1, 1, s});
+    auto expected = (a * wave(s, 3, true) + b * wave(s, 3, false)).view({1, 1, s});
+    EXPECT_LT(relative_error(conv->forward(input), expected), 1e-12);
+
+    // Channel mixing: R[i = 1, o = 0, 3] = 1 copies mode 3 of input channel 1 to output channel 0.
+    SpectralConv1d mix(SpectralConv1dOptions(/*in=*/2, /*out=*/2, /*modes=*/8));
+    mix->to(torch::kFloat64);
+    {
+        torch::NoGradGuard no_grad;
+        mix->weight_real.zero_();
+        mix->weight_imag.zero_();
+        mix->weight_real[1][0][3] = 1.0;
+    }
+    auto two = torch::stack({wave(s, 2, true), wave(s, 3, false) + wave(s, 6, true)}).unsqueeze(0);
+    auto out = mix->forward(two);
+    EXPECT_LT(relative_error(out[0][0], wave(s, 3, false)), 1e-12);
+    EXPECT_LT(out[0][1].abs().max().item<double>(), 1e-14);
+}
+
+TEST(Fno1d, SpectralLayerIsResolutionInvariant) {
+    // rfft unnormalised, irfft scaled by 1/s: a band-limited input sampled at s = 32 and s = 64
+    // gives the same output function, compared at the common points (float64, 1e-12 relative).
+    SpectralConv1d conv(SpectralConv1dOptions(/*in=*/2, /*out=*/3, /*modes=*/8));
+    conv->to(torch::kFloat64);
+    auto sample = [](int64_t s) {
+        return torch::stack({wave(s, 1, true) + 0.5 * wave(s, 4, false), wave(s, 7, true) - 0.2})
+            .unsqueeze(0);
+    };
+    auto coarse = conv->forward(sample(32));
+    auto fine = conv->forward(sample(64));
+    EXPECT_LT(relative_error(fine.slice(/*dim=*/2, 0, 64, 2), coarse), 1e-12);
+}
+
+TEST(Fno1d, ModesAboveHalfGridAreAnError) {
+    // s = 16 has s/2 + 1 = 9 rfft modes: 9 works, 10 is a clear error.
+    auto x = torch::randn({2, 1, 16});
+    EXPECT_NO_THROW(SpectralConv1d(SpectralConv1dOptions(1, 1, /*modes=*/9))->forward(x));
+    try {
+        SpectralConv1d(SpectralConv1dOptions(1, 1, /*modes=*/10))->forward(x);
+        FAIL() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("modes (10) exceeds the s/2 + 1 = 9"),
+                  std::string::npos)
+            << e.what();
+    }
+    Fno1d net(Fno1dOptions().width(4).projection(8));  // 16 modes
+    EXPECT_THROW(net->forward(torch::randn({2, 16})), std::invalid_argument);
+    EXPECT_THROW(Fno1d(Fno1dOptions().modes(0)), std::invalid_argument);
+    EXPECT_THROW(net->forward(torch::randn({2, 32, 2})), std::invalid_argument);  // 1 channel
+}
+
+TEST(Fno1d, GradientsReachEveryParameter) {
+    Fno1d net(Fno1dOptions().width(16).projection(32));
+    auto features = net->forward(torch::randn({2, 64}));
+    (features * torch::randn_like(features)).sum().backward();
+    for (const auto& p : net->named_parameters()) {
+        ASSERT_TRUE(p.value().grad().defined()) << p.key();
+        EXPECT_GT(p.value().grad().norm().item<double>(), 0.0) << p.key();
+    }
+}
+
+TEST(Fno1d, RunsInFloat64) {
+    // FeatureBackbone::to(kFloat64) converts the module; the grid channel follows the input.
+    Fno1d net(Fno1dOptions().width(8).projection(16).layers(2));
+    net->to(torch::kFloat64);
+    auto features = net->forward(torch::randn({2, 32}, kF64));
+    EXPECT_EQ(features.scalar_type(), torch::kFloat64);
+    EXPECT_EQ(features.sizes(), torch::IntArrayRef({2, 32, 16}));
+}

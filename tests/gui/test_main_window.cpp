@@ -1,0 +1,115 @@
+// The main window driving real runs of the cf-regression preset: live curves, a prompt Stop,
+// and clear messages for a bad form.
+#include <gtest/gtest.h>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cstdio>
+#include <memory>
+
+#include "loss_curve_panel.h"
+#include "main_window.h"
+#include "training_session.h"
+
+using liftlab::MainWindow;
+
+namespace {
+
+constexpr int kFirstCurvesTimeoutMs = 60000;  // data generation + first log points, loaded CI
+constexpr int kStopBudgetMs = 2000;           // Stop must end the worker within this
+
+int methodsWithPoints(const MainWindow& w) {
+    int n = 0;
+    for (const QString& label : w.methodLabels())
+        if (w.curvePanel()->pointCount(label) > 0) ++n;
+    return n;
+}
+
+}  // namespace
+
+TEST(MainWindow, LiveCurvesThenStopWithinBudget) {
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    auto window = std::make_unique<MainWindow>();
+    window->show();
+    ASSERT_TRUE(window->selectPreset("cf-regression"));
+    window->setSteps(100000);
+    window->setOutputDir(out.path());
+    window->startRun();
+    ASSERT_TRUE(window->session()->isRunning()) << window->statusText().toStdString();
+
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return methodsWithPoints(*window) >= 2; }, kFirstCurvesTimeoutMs))
+        << "status: " << window->statusText().toStdString();
+    EXPECT_GE(window->curvePanel()->seriesCount(), 2);
+
+    QElapsedTimer clock;
+    clock.start();
+    window->stopRun();
+    const bool stopped =
+        QTest::qWaitFor([&] { return !window->session()->isRunning(); }, kStopBudgetMs * 5);
+    const qint64 elapsed = clock.elapsed();
+    ASSERT_TRUE(stopped);
+    EXPECT_LT(elapsed, kStopBudgetMs);
+    RecordProperty("stop_ms", static_cast<int>(elapsed));
+    std::printf("stop took %lld ms\n", static_cast<long long>(elapsed));
+
+    const QString status = window->statusText();
+    EXPECT_TRUE(status.contains("cancelled", Qt::CaseInsensitive) ||
+                status.contains("stopped", Qt::CaseInsensitive))
+        << status.toStdString();
+    // The cancelled run still left a readable folder under the chosen output directory.
+    ASSERT_FALSE(window->lastRunDir().isEmpty());
+    EXPECT_TRUE(window->lastRunDir().startsWith(out.path()));
+    EXPECT_TRUE(QDir(window->lastRunDir()).exists("metrics.csv"));
+    EXPECT_TRUE(QDir(window->lastRunDir()).exists("summary.json"));
+    window.reset();  // destroying the window must not hang or crash
+}
+
+TEST(MainWindow, NoMethodTickedIsAClearErrorAndNoRun) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setOutputDir(out.path());
+    ASSERT_GE(window.methodLabels().size(), 2);
+    for (const QString& label : window.methodLabels()) window.setMethodChecked(label, false);
+    window.startRun();
+    EXPECT_FALSE(window.session()->isRunning());
+    EXPECT_TRUE(window.statusText().contains("at least one method"))
+        << window.statusText().toStdString();
+    EXPECT_TRUE(QDir(out.path()).isEmpty());
+}
+
+TEST(MainWindow, SpecErrorNamesTheKeyAndStartsNothing) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setOutputDir(out.path());
+    // The batch-size box allows more than the preset's 4096 training samples.
+    auto* batch = window.findChild<QSpinBox*>(QStringLiteral("batchSize"));
+    ASSERT_NE(batch, nullptr);
+    batch->setValue(1000000);
+    window.startRun();
+    EXPECT_FALSE(window.session()->isRunning());
+    EXPECT_TRUE(window.statusText().contains("spec key 'batch_size'"))
+        << window.statusText().toStdString();
+    EXPECT_TRUE(QDir(out.path()).isEmpty());
+}
+
+TEST(MainWindow, ShortRunFinishesWithCurvesAndRunFolder) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setSteps(50);
+    window.setOutputDir(out.path());
+    window.startRun();
+    ASSERT_TRUE(window.session()->isRunning());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.session()->isRunning(); }, 120000))
+        << window.statusText().toStdString();
+    EXPECT_TRUE(window.statusText().contains("Finished")) << window.statusText().toStdString();
+    EXPECT_TRUE(window.statusText().contains(QDir::toNativeSeparators(window.lastRunDir())));
+    for (const QString& label : window.methodLabels())
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();  // 25, 50
+}

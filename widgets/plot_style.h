@@ -1,0 +1,15 @@
+// Shared look and export of every LiftLab plot: light background, closed box, grids, legend top
+// right; PNG/SVG/PDF chosen by file extension.
+#pragma once
+#include <QString>
+
+class QCustomPlot;
+
+namespace liftlab {
+
+void applyLabStyle(QCustomPlot* plot);
+// Writes the plot at width × height pixels; the format follows the extension (png, svg, pdf).
+bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
+                const QString& title = QString());
+
+}  // namespace liftlab

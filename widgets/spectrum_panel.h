@@ -1,0 +1,49 @@
+// Singular values of the features (METHODS.md Part 1, "Diagnostics"), log scale against their
+// index: one curve per method at the step being shown, or every recorded step of one method
+// fading from light (early) to full colour (late) for a "spectrum over training" figure.
+#pragma once
+#include <QMap>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+class QCustomPlot;
+class QCPTextElement;
+
+namespace liftlab {
+
+class SpectrumPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit SpectrumPanel(QWidget* parent = nullptr);
+
+    // Records the spectrum of `method` at `step` (descending singular values).
+    void addSpectrum(const QString& method, int step, const QVector<double>& singularValues);
+    // Shows, for every method, its latest spectrum at or before `step` (-1: the latest).
+    void showStep(int step);
+    // Shows every recorded step of each method, early steps lighter (training history).
+    void showHistory();
+    void setTitle(const QString& title);
+    // Normalise each spectrum by its largest value (compares shapes across methods).
+    void setNormalised(bool on);
+
+    void clear();
+    int methodCount() const { return spectra_.size(); }
+    int curveCount() const;
+    QVector<int> steps(const QString& method) const;
+    bool exportTo(const QString& path, int width, int height);
+    QCustomPlot* plot() const { return plot_; }
+
+private:
+    void redraw();
+    QVector<double> prepared(const QVector<double>& sv) const;
+
+    QCustomPlot* plot_;
+    QCPTextElement* title_ = nullptr;
+    QMap<QString, QMap<int, QVector<double>>> spectra_;  // method → step → σ
+    int shownStep_ = -1;
+    bool history_ = false;
+    bool normalised_ = false;
+};
+
+}  // namespace liftlab
