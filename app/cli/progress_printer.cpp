@@ -11,6 +11,25 @@ ProgressPrinter::ProgressPrinter(std::FILE* out)
     : out_(out), tty_(::isatty(::fileno(out))), start_(std::chrono::steady_clock::now()) {}
 
 void ProgressPrinter::update(const ProgressUpdate& u) {
+    if (u.phase == "data") {
+        // Generating data (e.g. Burgers) before training: its own short progress line.
+        const int decile = static_cast<int>(std::floor(u.fraction * 10 + 1e-9));
+        if (tty_) {
+            std::fprintf(out_, "\r\033[Kpreparing data %3.0f%%", 100 * u.fraction);
+            std::fflush(out_);
+        } else if (decile != last_decile_) {
+            std::fprintf(out_, "preparing data %3d%%\n", decile * 10);
+            std::fflush(out_);
+        }
+        last_decile_ = decile;
+        phase_ = u.phase;
+        return;
+    }
+    if (phase_ != u.phase) {
+        phase_ = u.phase;
+        last_decile_ = -1;
+        start_ = std::chrono::steady_clock::now();
+    }
     std::map<std::string, double> test;
     for (const auto& p : u.points)
         if (p.metric == "test_loss") test[p.method] = p.value;

@@ -19,7 +19,8 @@ private:
     bool tty_;
     int last_decile_ = -1;
     std::chrono::steady_clock::time_point start_;
-    std::string last_test_;  // "adam 0.12 | cf-prox 0.08" at the last log point
+    std::string last_test_;
+    std::string phase_ = "train";  // "adam 0.12 | cf-prox 0.08" at the last log point
 };
 
 }  // namespace liftlab::cli

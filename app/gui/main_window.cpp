@@ -410,7 +410,10 @@ void MainWindow::showMessage(const QString& text, bool error) {
 }
 
 QString MainWindow::progressText() const {
-    QString text = tr("Running — step %L1 / %L2").arg(lastStep_).arg(totalSteps_);
+    QString text =
+        lastStep_ < 0
+            ? tr("Preparing data — %1 %").arg(progressBar_->value() * 100 / kProgressScale)
+            : tr("Running — step %L1 / %L2").arg(lastStep_).arg(totalSteps_);
     if (!methodNotes_.isEmpty())
         text += QStringLiteral(" · ") + methodNotes_.join(QStringLiteral(" · "));
     return text;

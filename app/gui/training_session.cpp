@@ -55,7 +55,7 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
                                                 QString::fromStdString(s.status), s.step,
                                                 QString::fromStdString(s.reason)});
                 buffer_.fraction = u.fraction;
-                buffer_.step = u.step;
+                buffer_.step = u.phase == "data" ? -1 : u.step;  // -1: still preparing data
                 buffer_.totalSteps = u.total_steps;
                 buffer_.progressChanged = true;
             }

@@ -44,14 +44,19 @@ std::string data_cache_dir(const TaskSpec& task) {
 
 // Operator learning: x = u0 (n × s); y = u(·, T) as n × s × 1, every grid point a sample of the
 // last layer. Train and test are one generation (seeded), split in order.
-Dataset make_burgers_dataset(const TaskSpec& task) {
-    const auto data = load_or_generate_burgers(BurgersOptions(task.n_train + task.n_test)
-                                                   .fine_grid(task.fine_grid)
-                                                   .resolution(task.resolution)
-                                                   .viscosity(task.viscosity)
-                                                   .final_time(task.final_time)
-                                                   .seed(task.data_seed),
-                                               data_cache_dir(task));
+Dataset make_burgers_dataset(const TaskSpec& task, const DataProgress& progress) {
+    BurgersData data;
+    try {
+        data = load_or_generate_burgers(BurgersOptions(task.n_train + task.n_test)
+                                            .fine_grid(task.fine_grid)
+                                            .resolution(task.resolution)
+                                            .viscosity(task.viscosity)
+                                            .final_time(task.final_time)
+                                            .seed(task.data_seed),
+                                        data_cache_dir(task), progress);
+    } catch (const BurgersCancelled&) {
+        throw DataCancelled();
+    }
     Dataset out;
     out.x_train = data.u0.narrow(0, 0, task.n_train).contiguous();
     out.y_train = data.u_final.narrow(0, 0, task.n_train).unsqueeze(-1).contiguous();
@@ -82,10 +87,10 @@ torch::Tensor head(const torch::Tensor& t, int64_t cap) {
 
 }  // namespace
 
-Dataset make_dataset(const TaskSpec& task) {
+Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
     if (task.kind == "csv-regression") return make_csv_regression(task);
     if (task.kind == "dfiv-demand") return make_demand_dataset(task);
-    if (task.kind == "burgers") return make_burgers_dataset(task);
+    if (task.kind == "burgers") return make_burgers_dataset(task, progress);
     if (task.kind == "fashion-mnist") {
         auto f = load_fashion_mnist(task.data_dir, task.n_train > 0 ? task.n_train : -1,
                                     task.n_test > 0 ? task.n_test : -1);

@@ -2,6 +2,8 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <functional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -25,7 +27,15 @@ struct Dataset {
 };
 
 struct TaskSpec;
+// Fraction of a slow data preparation done (generation of Burgers data); return false to cancel,
+// which throws DataCancelled.
+using DataProgress = std::function<bool(double fraction)>;
+class DataCancelled : public std::runtime_error {
+public:
+    DataCancelled() : std::runtime_error("data preparation cancelled") {}
+};
+
 // Builds the data set a task describes (generated or loaded). Throws DataError for bad files.
-Dataset make_dataset(const TaskSpec& task);
+Dataset make_dataset(const TaskSpec& task, const DataProgress& progress = {});
 
 }  // namespace liftlab

@@ -42,6 +42,8 @@ struct MethodStatus {
 };
 
 struct ProgressUpdate {
+    // "data" while the data set is prepared (only `fraction` is meaningful), then "train".
+    std::string phase = "train";
     int step = 0;  // step within the current seed
     int total_steps = 0;
     std::uint64_t seed = 0;

@@ -75,14 +75,34 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
     RunResult result;
     std::optional<Dataset> data;
     nlohmann::json data_task;  // the task the loaded data belongs to
+    // Slow data preparation reports progress (phase "data") and honours the stop flag.
+    int last_percent = -1;
+    const DataProgress data_progress = [&](double fraction) {
+        if (options.stop && options.stop->load()) return false;
+        const int percent = static_cast<int>(fraction * 100);
+        if (!on_progress || percent == last_percent) return true;
+        last_percent = percent;
+        ProgressUpdate u;
+        u.phase = "data";
+        u.fraction = fraction;
+        u.num_seeds = static_cast<int>(top_spec.seeds.size());
+        u.total_steps = top_spec.steps;
+        return on_progress(u);
+    };
     auto load_data = [&](const ExperimentSpec& spec) {
         const auto task = to_json(spec)["task"];
         if (!data || task != data_task) {
-            data = make_dataset(spec.task);
+            last_percent = -1;
+            data = make_dataset(spec.task, data_progress);
             data_task = task;
         }
     };
-    load_data(sub_specs.front().second);  // bad data fails before a run folder exists
+    try {
+        load_data(sub_specs.front().second);  // bad data fails before a run folder exists
+    } catch (const DataCancelled&) {
+        result.status = "cancelled";
+        return result;
+    }
 
     if (!options.out_dir.empty()) {
         store.emplace(RunStore::create(options.out_dir, top_spec.name));
@@ -103,7 +123,12 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
     const double total_units = static_cast<double>(num_sub) * num_seeds * top_spec.steps;
     for (int vi = 0; vi < num_sub && !cancelled; ++vi) {
         const auto& [suffix, spec] = sub_specs[vi];
-        load_data(spec);
+        try {
+            load_data(spec);
+        } catch (const DataCancelled&) {
+            cancelled = true;
+            break;
+        }
         const Probes probes = make_probes(spec, *data);
         const std::string sweep_value =
             top_spec.sweep.key.empty() ? "" : top_spec.sweep.values[vi].dump();
