@@ -3,6 +3,8 @@
 function(liftlab_embed_presets out_file preset_dir)
   file(GLOB preset_files CONFIGURE_DEPENDS "${preset_dir}/*.json")
   list(SORT preset_files)
+  # Editing a preset must re-run this (the glob alone only notices added or removed files).
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${preset_files})
   set(body "")
   foreach(f IN LISTS preset_files)
     get_filename_component(fname "${f}" NAME)
