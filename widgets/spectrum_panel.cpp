@@ -73,10 +73,13 @@ QVector<int> SpectrumPanel::steps(const QString& method) const {
 QVector<double> SpectrumPanel::prepared(const QVector<double>& sv) const {
     QVector<double> out;
     const double top = sv.isEmpty() ? 1.0 : sv.front();
+    // Below σ₁·1e-15 a singular value is round-off of an exact zero (dead units, rank
+    // deficiency): it is left out rather than drawn decades down the log axis.
+    constexpr double kNumericalZero = 1e-15;
     for (double v : sv) {
         const double y = normalised_ && top > 0 ? v / top : v;
-        // Zero singular values have no place on a log axis.
-        out.push_back(y > 0 && std::isfinite(y) ? y : std::numeric_limits<double>::quiet_NaN());
+        const bool shown = std::isfinite(y) && y > 0 && v > top * kNumericalZero;
+        out.push_back(shown ? y : std::numeric_limits<double>::quiet_NaN());
     }
     return out;
 }
