@@ -23,9 +23,10 @@ int main(int argc, char** argv) {
         const double s = liftlab::bench::median_seconds_per_call([&] { trainer.step(); },
                                                                  /*calls_per_rep=*/200,
                                                                  /*reps=*/5, /*warmup_calls=*/50);
-        std::printf("{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"batch\": %d, "
-                    "\"steps_per_s\": %.1f}\n",
-                    name, threads, spec.batch_size, 1.0 / s);
+        std::printf(
+            "{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"batch\": %d, "
+            "\"steps_per_s\": %.1f}\n",
+            name, threads, spec.batch_size, 1.0 / s);
     }
     return 0;
 }

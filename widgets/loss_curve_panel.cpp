@@ -70,23 +70,7 @@ void LossCurvePanel::setLogY(bool on) {
 }
 
 void LossCurvePanel::setTitle(const QString& title) {
-    if (title.isEmpty()) {
-        if (title_) {
-            plot_->plotLayout()->remove(title_);
-            plot_->plotLayout()->simplify();
-            title_ = nullptr;
-        }
-    } else if (!title_) {
-        plot_->plotLayout()->insertRow(0);
-        QFont f = font();
-        f.setBold(true);
-        f.setPointSizeF(f.pointSizeF() * 1.1);
-        title_ = new QCPTextElement(plot_, title, f);
-        plot_->plotLayout()->addElement(0, 0, title_);
-    } else {
-        title_->setText(title);
-    }
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    setPlotTitle(plot_, title_, title);
 }
 
 LossCurvePanel::Series& LossCurvePanel::ensureSeries(const QString& method) {

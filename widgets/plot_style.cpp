@@ -30,6 +30,26 @@ void applyLabStyle(QCustomPlot* plot) {
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
 }
 
+void setPlotTitle(QCustomPlot* plot, QCPTextElement*& element, const QString& title) {
+    if (title.isEmpty()) {
+        if (element) {
+            plot->plotLayout()->remove(element);
+            plot->plotLayout()->simplify();
+            element = nullptr;
+        }
+    } else if (!element) {
+        plot->plotLayout()->insertRow(0);
+        QFont f = plot->font();
+        f.setBold(true);
+        f.setPointSizeF(f.pointSizeF() * 1.1);
+        element = new QCPTextElement(plot, title, f);
+        plot->plotLayout()->addElement(0, 0, element);
+    } else {
+        element->setText(title);
+    }
+    plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
                 const QString& title) {
     if (width <= 0 || height <= 0) return false;

@@ -4,10 +4,13 @@
 #include <QString>
 
 class QCustomPlot;
+class QCPTextElement;
 
 namespace liftlab {
 
 void applyLabStyle(QCustomPlot* plot);
+// Shows `title` in a bold row above the plot (`element` remembers that row); empty removes it.
+void setPlotTitle(QCustomPlot* plot, QCPTextElement*& element, const QString& title);
 // Writes the plot at width × height pixels; the format follows the extension (png, svg, pdf).
 bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
                 const QString& title = QString());

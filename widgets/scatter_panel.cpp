@@ -37,13 +37,7 @@ void ScatterPanel::setAxes(const QString& xLabel, const QString& yLabel, bool lo
 }
 
 void ScatterPanel::setTitle(const QString& title) {
-    if (!title_) {
-        plot_->plotLayout()->insertRow(0);
-        title_ = new QCPTextElement(plot_, title, QFont(font().family(), 11, QFont::Bold));
-        plot_->plotLayout()->addElement(0, 0, title_);
-    } else {
-        title_->setText(title);
-    }
+    setPlotTitle(plot_, title_, title);
 }
 
 void ScatterPanel::addPoints(const QString& method, const QVector<double>& x,

@@ -25,14 +25,7 @@ SpectrumPanel::SpectrumPanel(QWidget* parent) : QWidget(parent), plot_(new QCust
 }
 
 void SpectrumPanel::setTitle(const QString& title) {
-    if (!title_) {
-        plot_->plotLayout()->insertRow(0);
-        title_ = new QCPTextElement(plot_, title, QFont(font().family(), 11, QFont::Bold));
-        plot_->plotLayout()->addElement(0, 0, title_);
-    } else {
-        title_->setText(title);
-    }
-    plot_->replot(QCustomPlot::rpQueuedReplot);
+    setPlotTitle(plot_, title_, title);
 }
 
 void SpectrumPanel::addSpectrum(const QString& method, int step, const QVector<double>& sv) {

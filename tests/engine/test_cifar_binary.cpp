@@ -55,26 +55,9 @@ std::vector<uint8_t> cifar100_labels(int r) {
     return {static_cast<uint8_t>(r % 20), static_cast<uint8_t>((3 * r + 1) % 100)};
 }
 
-template <typename F>
-DataError data_error(F f) {
-    try {
-        f();
-    } catch (const DataError& e) {
-        return e;
-    }
-    ADD_FAILURE() << "expected a DataError";
-    return DataError("", 0, "");
-}
-
-// The values of an integer tensor, for readable comparisons.
-std::vector<int64_t> values(const torch::Tensor& x) {
-    const auto c = x.to(torch::kInt64).contiguous();
-    return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
-}
-
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using liftlab::test::data_error;
+using liftlab::test::has;
+using liftlab::test::values;
 
 }  // namespace
 

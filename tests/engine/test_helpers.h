@@ -7,6 +7,9 @@
 #include <fstream>
 #include <random>
 #include <string>
+#include <vector>
+
+#include "core/errors.h"
 
 namespace liftlab::test {
 
@@ -38,6 +41,28 @@ inline double relative_error(const torch::Tensor& a, const torch::Tensor& b, dou
     const double diff = (a - b).abs().max().item<double>();
     const double scale = std::max(b.abs().max().item<double>(), floor);
     return diff / scale;
+}
+
+// The DataError thrown by `f()`; fails the test when none is thrown.
+template <typename F>
+DataError data_error(F f) {
+    try {
+        f();
+    } catch (const DataError& e) {
+        return e;
+    }
+    ADD_FAILURE() << "expected a DataError";
+    return DataError("", 0, "");
+}
+
+// The values of an integer tensor, for readable comparisons.
+inline std::vector<int64_t> values(const torch::Tensor& x) {
+    const auto c = x.to(torch::kInt64).contiguous();
+    return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
+}
+
+inline bool has(const std::string& text, const std::string& part) {
+    return text.find(part) != std::string::npos;
 }
 
 }  // namespace liftlab::test
