@@ -2,12 +2,12 @@
 //                           [--steps N] [--out DIR]
 #include <QApplication>
 
-#include "passive_openmp.h"
 #include <QCommandLineParser>
 #include <QPixmap>
 #include <QStyleFactory>
 #include <QTimer>
 #include <cstdio>
+#include "passive_openmp.h"
 
 #include "main_window.h"
 #include "training_session.h"
