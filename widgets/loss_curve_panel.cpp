@@ -80,6 +80,8 @@ LossCurvePanel::Series& LossCurvePanel::ensureSeries(const QString& method) {
     s.graph = plot_->addGraph();
     s.graph->setName(method);
     s.graph->setPen(seriesPen(method));
+    // Log points are sparse: a small marker keeps a lone first point visible.
+    s.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     s.graph->setLineStyle(QCPGraph::lsLine);
     auto& inserted = *series_.insert(method, s);
     plot_->legend->setVisible(true);

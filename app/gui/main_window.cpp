@@ -95,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     setWindowTitle(tr("LiftLab"));
 
     curvePanel_ = new LossCurvePanel(this);
+    shownMetric_ = kShownMetric;
     curvePanel_->setMetric(kShownMetric);
     curvePanel_->setLogY(true);
 
@@ -220,6 +221,16 @@ QWidget* MainWindow::buildForm() {
     outLayout->addWidget(browse);
     formColumn->addWidget(outBox);
     column->addWidget(form_);
+    auto* plotBox = new QGroupBox(tr("Plot"), panel);
+    auto* plotLayout = new QFormLayout(plotBox);
+    metricCombo_ = new QComboBox(plotBox);
+    metricCombo_->setObjectName(QStringLiteral("metric"));
+    metricCombo_->addItem(kShownMetric);  // further metrics are added as a run logs them
+    metricCombo_->setToolTip(tr("Metric shown in the plot; every logged metric can be chosen"));
+    plotLayout->addRow(tr("Metric"), metricCombo_);
+    connect(metricCombo_, &QComboBox::currentTextChanged, this, &MainWindow::showMetric);
+    // Outside form_: the shown metric can change while a run goes on.
+    column->addWidget(plotBox);
 
     auto* buttons = new QHBoxLayout;
     startButton_ = new QPushButton(tr("Start"), panel);
@@ -370,8 +381,11 @@ void MainWindow::startRun() {
     const QString setting = spec.sweep.key.empty()
                                 ? tr("batch %1").arg(spec.batch_size)
                                 : tr("sweep over %1").arg(QString::fromStdString(spec.sweep.key));
-    curvePanel_->setTitle(
-        tr("%1 — %2, seed %3").arg(presetCombo_->currentText(), setting).arg(seedSpin_->value()));
+    runTitle_ =
+        tr("%1 — %2, seed %3").arg(presetCombo_->currentText(), setting).arg(seedSpin_->value());
+    curvePanel_->setTitle(runTitle_);
+    history_.clear();
+    seriesNotes_.clear();
     // Legend in the spec's order, from the first tick on (a sweep's labels come as they arrive).
     if (spec.sweep.key.empty())
         for (const auto& m : spec.methods)
@@ -420,11 +434,38 @@ QString MainWindow::progressText() const {
 }
 
 void MainWindow::onPoints(const QVector<SessionPoint>& points) {
+    history_ += points;
+    for (const auto& p : points)
+        if (metricCombo_->findText(p.metric) < 0) metricCombo_->addItem(p.metric);
+    appendToPanel(points);
+}
+
+void MainWindow::showMetric(const QString& metric) {
+    if (metric.isEmpty() || metric == shownMetric_) return;
+    shownMetric_ = metric;
+    if (metricCombo_->currentText() != metric) {
+        if (metricCombo_->findText(metric) < 0) metricCombo_->addItem(metric);
+        metricCombo_->setCurrentText(metric);
+    }
+    // Accuracies, ranks and fractions read better on a linear axis; losses and κ on a log one.
+    static const QStringList kLinear = {QStringLiteral("test_accuracy"), QStringLiteral("eff_rank"),
+                                        QStringLiteral("solve_fraction"), QStringLiteral("time_s")};
+    curvePanel_->clear();
+    curvePanel_->setMetric(metric);
+    curvePanel_->setLogY(!kLinear.contains(metric));
+    curvePanel_->setTitle(runTitle_);
+    appendToPanel(history_);
+    for (auto it = seriesNotes_.cbegin(); it != seriesNotes_.cend(); ++it)
+        curvePanel_->setSeriesNote(it.key(), it.value());
+    curvePanel_->rescale();
+}
+
+void MainWindow::appendToPanel(const QVector<SessionPoint>& points) {
     // Group per method (in arrival order) so each curve gets one append per drain.
     QVector<QString> order;
     QHash<QString, QPair<QVector<double>, QVector<double>>> byMethod;
     for (const auto& p : points) {
-        if (p.metric != kShownMetric) continue;
+        if (p.metric != shownMetric_) continue;
         auto it = byMethod.find(p.method);
         if (it == byMethod.end()) {
             order.push_back(p.method);
@@ -441,6 +482,7 @@ void MainWindow::onStatus(const SessionStatus& s) {
     if (s.status != QLatin1String("diverged") && s.status != QLatin1String("failed")) return;
     const QString note = tr("%1 at step %2").arg(s.status).arg(s.step);
     curvePanel_->setSeriesNote(s.method, note);
+    seriesNotes_[s.method] = note;
     QString message = s.method + QLatin1Char(' ') + note;
     if (s.status == QLatin1String("failed") && !s.reason.isEmpty())
         message += QStringLiteral(" (") + s.reason + QLatin1Char(')');

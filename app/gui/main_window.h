@@ -2,6 +2,7 @@
 // (right), progress and messages in the status bar. Training runs in a TrainingSession; this
 // class only builds specs and shows values, so the GUI thread never blocks.
 #pragma once
+#include <QHash>
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
@@ -48,6 +49,10 @@ public:
     void startRun();
     void stopRun();
 
+    // The metric the curve panel shows (test_loss by default); any metric the run logs.
+    void showMetric(const QString& metric);
+    QString shownMetric() const { return shownMetric_; }
+
     QString lastRunDir() const { return lastRunDir_; }
     QString statusText() const;
 
@@ -67,6 +72,7 @@ private:
     QString progressText() const;
 
     void onPoints(const QVector<liftlab::SessionPoint>& points);
+    void appendToPanel(const QVector<liftlab::SessionPoint>& points);
     void onStatus(const liftlab::SessionStatus& status);
     void onProgress(double fraction, int step, int total);
     void onFinished(const QString& status, const QString& runDir);
@@ -93,6 +99,12 @@ private:
     QPushButton* stopButton_ = nullptr;
     QLabel* statusLabel_ = nullptr;
     QProgressBar* progressBar_ = nullptr;
+
+    QComboBox* metricCombo_ = nullptr;
+    QString shownMetric_;
+    QVector<liftlab::SessionPoint> history_;  // every point of the current run, for re-plotting
+    QHash<QString, QString> seriesNotes_;     // method → "diverged at step 12"
+    QString runTitle_;
 
     QString lastRunDir_;
     QStringList methodNotes_;  // "sgd diverged at step 12", kept for the final message

@@ -113,3 +113,26 @@ TEST(MainWindow, ShortRunFinishesWithCurvesAndRunFolder) {
     for (const QString& label : window.methodLabels())
         EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();  // 25, 50
 }
+
+TEST(MainWindow, MetricPickerReplotsAnyLoggedMetricFromTheRunsHistory) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setSteps(50);
+    window.setOutputDir(out.path());
+    window.startRun();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.session()->isRunning(); }, 120000));
+    // train_loss was logged at steps 25 and 50 for every method; switching shows it, on log y.
+    window.showMetric("train_loss");
+    EXPECT_EQ(window.curvePanel()->metric(), QString("train_loss"));
+    EXPECT_TRUE(window.curvePanel()->logY());
+    for (const QString& label : window.methodLabels())
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
+    // solve_fraction only exists for the closed forms, on a linear axis.
+    window.showMetric("solve_fraction");
+    EXPECT_FALSE(window.curvePanel()->logY());
+    EXPECT_EQ(window.curvePanel()->pointCount("cf-prox"), 2);
+    EXPECT_EQ(window.curvePanel()->pointCount("adam"), 0);
+    window.showMetric("test_loss");
+    EXPECT_EQ(window.curvePanel()->pointCount("adam"), 2);
+}
