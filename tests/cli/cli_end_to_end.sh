@@ -24,6 +24,15 @@ run)
   [ "$(head -1 "$dir/metrics.csv")" = "step,method,seed,metric,value" ] || fail "metrics header"
   [ -s "$dir/figures/test_loss.png" ] || fail "no loss-curve figure"
   grep -q "progress 100%" err.txt || fail "no progress lines on a non-terminal: $(cat err.txt)"
+  # spec.json repeats the run, bit for bit (fixed seeds and thread count).
+  again=$("$cli" run "$dir/spec.json" --out runs 2>/dev/null) || fail "rerun from spec.json failed"
+  "$py" - "$dir/summary.json" "$again/summary.json" <<'PY' || fail "rerun from spec.json differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+fa = [(r["method"], r["final"]["test_loss"]) for r in a["runs"]]
+fb = [(r["method"], r["final"]["test_loss"]) for r in b["runs"]]
+assert fa == fb, (fa, fb)
+PY
   ;;
 bad_spec)
   set +e

@@ -166,3 +166,10 @@ TEST(ExperimentSpec, MethodAndTaskCombinationsAreChecked) {
     j["backbone"] = {{"kind", "cnn"}};
     EXPECT_EQ(spec_error(j).first, "backbone.kind");
 }
+
+TEST(ExperimentSpec, RecordedVersionsAndDataSizesDoNotStopARerun) {
+    auto j = liftlab::to_json(parse_spec(minimal()));
+    j["versions"] = {{"libtorch", "1.13.1"}};
+    j["data"] = {{"n_train", 4096}};
+    EXPECT_EQ(liftlab::to_json(parse_spec(j)), liftlab::to_json(parse_spec(minimal())));
+}
