@@ -1,0 +1,61 @@
+// The input-convex neural network of METHODS.md Part 2 ("ICNN"):
+//   z_1 = softplus(W_0 x + b_0),  z_{i+1} = softplus(Wz_i z_i + Wx_i x + b_i),
+//   E(x) = w_outᵀ z_L + w_xᵀ x + (c/2)||x||²,  c = 0.02.
+// Convex in x because Wz_i ≥ 0 and w_out ≥ 0; those come from a PositivityStrategy.
+#pragma once
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "icnn/positivity.h"
+
+namespace liftlab {
+
+struct IcnnOptions {
+    explicit IcnnOptions(int64_t input_dim) : input_dim_(input_dim) {}
+    TORCH_ARG(int64_t, input_dim);
+    TORCH_ARG(int64_t, width) = 128;
+    TORCH_ARG(int64_t, layers) = 3;               // number of hidden z layers L
+    TORCH_ARG(std::string, strategy) = "lifter";  // a positivity_strategy_names() entry
+};
+
+class IcnnImpl : public torch::nn::Module {
+public:
+    explicit IcnnImpl(const IcnnOptions& options);
+
+    // E for each row of x (n × d) → (n), with θ emitted once for `conditioning_batch`.
+    // For lifter-decoupled, set the independent batch on strategy() first.
+    torch::Tensor energy(const torch::Tensor& x, const torch::Tensor& conditioning_batch);
+    // E with caller-supplied constrained weights θ (the order of constrained_shapes()).
+    torch::Tensor energy_with_weights(const torch::Tensor& x,
+                                      const std::vector<torch::Tensor>& constrained);
+
+    std::vector<torch::Tensor> parameters_for_optimizer() { return parameters(); }
+    void after_step() { strategy_->after_step(); }
+    std::vector<torch::Tensor> constrained_weights(const torch::Tensor& batch) {
+        return strategy_->weights(batch);
+    }
+    std::vector<torch::Tensor> constrained_pre_readout(const torch::Tensor& batch) {
+        return strategy_->pre_readout(batch);
+    }
+
+    // Wz_1 … Wz_{L−1} (width × width), then w_out (1 × width).
+    const std::vector<std::vector<int64_t>>& constrained_shapes() const { return shapes_; }
+    PositivityStrategy& strategy() { return *strategy_; }
+    const IcnnOptions& options() const { return options_; }
+
+    static constexpr double kQuadratic = 0.02;  // c in (c/2)||x||²: strong convexity floor
+
+private:
+    IcnnOptions options_;
+    std::vector<std::vector<int64_t>> shapes_;
+    torch::nn::Linear input_layer_{nullptr};      // W_0, b_0
+    std::vector<torch::nn::Linear> skip_layers_;  // Wx_i, b_i for i = 1 … L−1
+    torch::Tensor w_x_;                           // 1 × d
+    std::shared_ptr<PositivityStrategy> strategy_;
+};
+TORCH_MODULE(Icnn);
+
+}  // namespace liftlab

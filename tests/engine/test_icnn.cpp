@@ -1,0 +1,267 @@
+// The ICNN and its positivity strategies (METHODS.md Part 2): convexity in x for every strategy
+// after random perturbation (Jensen on random pairs, PSD Hessian), pgd's projection, softplus
+// gradient attenuation, batch dependence of the lifter's weights, and bad strategy names.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "icnn/icnn.h"
+#include "icnn/positivity.h"
+#include "test_helpers.h"
+
+using liftlab::Icnn;
+using liftlab::IcnnOptions;
+using liftlab::make_positivity;
+using liftlab::positivity_strategy_names;
+using liftlab::test::has;
+using liftlab::test::relative_error;
+
+namespace {
+const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+constexpr int64_t kDim = 3;           // small input so the Hessian is cheap and exact
+constexpr int64_t kWidth = 24;        // narrow ICNN keeps the suite fast
+constexpr double kJensenTol = 1e-5;   // relative slack on Jensen's inequality
+constexpr double kHessianTol = 1e-6;  // min eigenvalue ≥ −tol · max eigenvalue
+constexpr double kPerturbStd = 0.3;   // noise added to every trainable parameter
+constexpr double kGradTol = 1e-6;     // softplus attenuation identity
+
+class IcnnTest : public ::testing::Test {
+protected:
+    void SetUp() override { torch::manual_seed(/*seed=*/7); }
+};
+
+class IcnnStrategyTest : public ::testing::TestWithParam<std::string> {
+protected:
+    void SetUp() override { torch::manual_seed(/*seed=*/11); }
+};
+
+Icnn make_icnn(const std::string& strategy, int64_t width = kWidth) {
+    Icnn net(IcnnOptions(kDim).width(width).layers(3).strategy(strategy));
+    net->to(torch::kFloat64);
+    if (strategy == "lifter-decoupled")
+        net->strategy().set_independent_batch(torch::randn({64, kDim}, kF64));
+    return net;
+}
+
+double min_constrained(Icnn& net, const torch::Tensor& batch) {
+    double m = 1e300;
+    for (const auto& t : net->constrained_weights(batch)) m = std::min(m, t.min().item<double>());
+    return m;
+}
+
+// Random, not initial, parameters: noise on everything, then after_step() (pgd projects back
+// onto θ ≥ 0). Returns the smallest constrained entry before after_step().
+double perturb(Icnn& net) {
+    {
+        torch::NoGradGuard no_grad;
+        for (auto& p : net->parameters_for_optimizer()) p.add_(torch::randn_like(p) * kPerturbStd);
+    }
+    const double before = min_constrained(net, torch::randn({16, kDim}, kF64));
+    net->after_step();
+    return before;
+}
+
+// ∇²E at one point by double backward.
+torch::Tensor hessian(Icnn& net, const torch::Tensor& point, const torch::Tensor& batch) {
+    auto x = point.clone().reshape({1, kDim}).requires_grad_(true);
+    auto e = net->energy(x, batch).sum();
+    auto g = torch::autograd::grad({e}, {x}, {}, /*retain_graph=*/true, /*create_graph=*/true)[0];
+    std::vector<torch::Tensor> rows;
+    for (int64_t j = 0; j < kDim; ++j)
+        rows.push_back(torch::autograd::grad({g[0][j]}, {x}, {}, /*retain_graph=*/true)[0][0]);
+    return torch::stack(rows);
+}
+
+std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+    std::string s = info.param;
+    for (auto& c : s)
+        if (c == '-') c = '_';
+    return s;
+}
+}  // namespace
+
+TEST_P(IcnnStrategyTest, PerturbedEnergyIsConvexByJensen) {
+    Icnn net = make_icnn(GetParam());
+    const double before = perturb(net);
+    // pgd's noise makes θ negative; after_step() must have restored θ ≥ 0.
+    if (GetParam() == "pgd") EXPECT_LT(before, 0.0);
+    const auto batch = torch::randn({64, kDim}, kF64);
+    EXPECT_GE(min_constrained(net, batch), 0.0);
+    torch::NoGradGuard no_grad;
+    const auto x = 2.0 * torch::randn({200, kDim}, kF64);
+    const auto y = 2.0 * torch::randn({200, kDim}, kF64);
+    const auto t = torch::rand({200, 1}, kF64);
+    const auto lhs = net->energy(t * x + (1 - t) * y, batch);
+    const auto ex = net->energy(x, batch);
+    const auto ey = net->energy(y, batch);
+    const auto tv = t.squeeze(1);
+    const auto rhs = tv * ex + (1 - tv) * ey;
+    const auto scale = 1.0 + (tv * ex).abs() + ((1 - tv) * ey).abs();
+    const auto violation = ((lhs - rhs) / scale).max().item<double>();
+    EXPECT_LE(violation, kJensenTol) << GetParam();
+}
+
+TEST_P(IcnnStrategyTest, PerturbedEnergyHasPsdHessian) {
+    Icnn net = make_icnn(GetParam());
+    perturb(net);
+    const auto batch = torch::randn({64, kDim}, kF64);
+    for (int k = 0; k < 4; ++k) {
+        const auto h = hessian(net, 1.5 * torch::randn({kDim}, kF64), batch);
+        EXPECT_LT(relative_error(h, h.transpose(0, 1)), 1e-10);
+        const auto eig = torch::linalg::eigvalsh(0.5 * (h + h.transpose(0, 1)), "L");
+        const double lo = eig.min().item<double>();
+        const double hi = eig.max().item<double>();
+        EXPECT_GT(hi, 0.0);
+        EXPECT_GE(lo, -kHessianTol * hi) << GetParam() << " point " << k;
+        // The (c/2)||x||² term alone gives eigenvalues ≥ c.
+        EXPECT_GE(lo, liftlab::IcnnImpl::kQuadratic * (1 - 1e-6)) << GetParam();
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(IcnnStrategies, IcnnStrategyTest,
+                         ::testing::ValuesIn(positivity_strategy_names()), param_name);
+
+TEST_F(IcnnTest, PgdKeepsThetaNonNegativeAfterEveryAdamStep) {
+    Icnn net = make_icnn("pgd");
+    const auto batch = torch::randn({32, kDim}, kF64);
+    torch::optim::Adam adam(net->parameters_for_optimizer(), torch::optim::AdamOptions(0.1));
+    const auto x = torch::randn({32, kDim}, kF64);
+    const auto target = torch::randn({32}, kF64);
+    int64_t clipped = 0;
+    for (int step = 0; step < 20; ++step) {
+        adam.zero_grad();
+        auto loss = (net->energy(x, batch) - target).pow(2).mean();
+        for (const auto& t : net->constrained_weights(batch)) loss = loss + t.sum();  // push θ down
+        loss.backward();
+        adam.step();
+        net->after_step();
+        for (const auto& t : net->constrained_weights(batch)) {
+            EXPECT_GE(t.min().item<double>(), 0.0) << "step " << step;
+            clipped += (t == 0).sum().item<int64_t>();
+        }
+    }
+    EXPECT_GT(clipped, 0) << "the projection never had anything to do";
+    // pre_readout is θ itself for pgd.
+    const auto theta = net->constrained_weights(batch);
+    const auto pre = net->constrained_pre_readout(batch);
+    for (size_t i = 0; i < theta.size(); ++i) EXPECT_TRUE(theta[i].is_same(pre[i]));
+}
+
+TEST_F(IcnnTest, SoftplusGradientIsAttenuatedBySigmoid) {
+    Icnn net = make_icnn("softplus");
+    perturb(net);
+    const auto batch = torch::randn({16, kDim}, kF64);
+    const auto x = torch::randn({32, kDim}, kF64);
+    const auto pre = net->constrained_pre_readout(batch);
+    const auto theta = net->constrained_weights(batch);
+    const auto loss = net->energy_with_weights(x, theta).pow(2).mean();
+    std::vector<torch::Tensor> inputs = theta;
+    inputs.insert(inputs.end(), pre.begin(), pre.end());
+    const auto grads = torch::autograd::grad({loss}, inputs);
+    const size_t n = theta.size();
+    for (size_t i = 0; i < n; ++i) {
+        const auto expected = torch::sigmoid(pre[i]) * grads[i];
+        EXPECT_LT(relative_error(grads[n + i], expected), kGradTol) << "tensor " << i;
+    }
+    // Init θ̃ = −2 → θ = softplus(−2) ≈ 0.127 everywhere.
+    Icnn fresh = make_icnn("softplus");
+    for (const auto& t : fresh->constrained_pre_readout(batch))
+        EXPECT_TRUE(torch::allclose(t, torch::full_like(t, -2.0)));
+}
+
+TEST_F(IcnnTest, LifterWeightsFollowTheBatchButNobodyWeightsDoNot) {
+    const auto b1 = torch::randn({64, kDim}, kF64);
+    const auto b2 = 2.0 * torch::randn({64, kDim}, kF64) + 1.0;
+    Icnn lifter = make_icnn("lifter");
+    const auto w1 = lifter->constrained_weights(b1);
+    const auto w2 = lifter->constrained_weights(b2);
+    for (size_t i = 0; i < w1.size(); ++i)
+        EXPECT_GT((w1[i] - w2[i]).abs().max().item<double>(), 1e-4) << "tensor " << i;
+    // The batch is detached: no gradient flows back into it.
+    auto b = b1.clone().requires_grad_(true);
+    EXPECT_FALSE(lifter->constrained_weights(b)[0].sum().grad_fn() == nullptr);
+    lifter->constrained_weights(b)[0].sum().backward();
+    EXPECT_FALSE(b.grad().defined());
+
+    Icnn nobody = make_icnn("lifter-nobody");
+    const auto n1 = nobody->constrained_weights(b1);
+    const auto n2 = nobody->constrained_weights(b2);
+    for (size_t i = 0; i < n1.size(); ++i) EXPECT_TRUE(torch::equal(n1[i], n2[i]));
+
+    // Decoupled: the weights follow X′ and ignore the batch passed in.
+    Icnn decoupled = make_icnn("lifter-decoupled");
+    const auto d1 = decoupled->constrained_weights(b1);
+    const auto d2 = decoupled->constrained_weights(b2);
+    for (size_t i = 0; i < d1.size(); ++i) EXPECT_TRUE(torch::equal(d1[i], d2[i]));
+    decoupled->strategy().set_independent_batch(b2);
+    const auto d3 = decoupled->constrained_weights(b1);
+    EXPECT_GT((d1[0] - d3[0]).abs().max().item<double>(), 1e-4);
+}
+
+TEST_F(IcnnTest, LifterInitAndNoSlackHasNoSlackParameter) {
+    const auto batch = torch::randn({64, kDim}, kF64);
+    Icnn lifter = make_icnn("lifter");
+    Icnn noslack = make_icnn("lifter-noslack");
+    int64_t slack_numel = 0;
+    for (const auto& item : lifter->strategy().named_parameters()) {
+        if (has(item.key(), "readout") && has(item.key(), "bias")) {
+            slack_numel += item.value().numel();
+            EXPECT_TRUE(torch::allclose(item.value(), torch::full_like(item.value(), -2.0)));
+        }
+    }
+    int64_t constrained_numel = 0;
+    for (const auto& s : lifter->constrained_shapes()) constrained_numel += s[0] * s[1];
+    EXPECT_EQ(slack_numel, constrained_numel);
+    for (const auto& item : noslack->strategy().named_parameters())
+        EXPECT_FALSE(has(item.key(), "readout") && has(item.key(), "bias")) << item.key();
+    int64_t with = 0, without = 0;
+    for (const auto& p : lifter->strategy().parameters()) with += p.numel();
+    for (const auto& p : noslack->strategy().parameters()) without += p.numel();
+    EXPECT_EQ(with - without, constrained_numel);
+    // At init θ̃ ≈ b = −2 (readout weights are small).
+    for (const auto& t : lifter->constrained_pre_readout(batch))
+        EXPECT_LT((t + 2.0).abs().max().item<double>(), 0.5);
+}
+
+TEST_F(IcnnTest, DecoupledWithoutIndependentBatchSaysWhatToDo) {
+    auto strategy = make_positivity("lifter-decoupled", {{4, 4}}, kDim);
+    try {
+        strategy->weights(torch::randn({8, kDim}));
+        ADD_FAILURE() << "expected std::logic_error";
+    } catch (const std::logic_error& e) {
+        EXPECT_TRUE(has(e.what(), "set_independent_batch")) << e.what();
+    }
+}
+
+TEST_F(IcnnTest, UnknownStrategyNameListsTheValidOnes) {
+    for (auto build : {+[] {
+                           make_positivity("bogus", {{4, 4}}, kDim);
+                       },
+                       +[] { Icnn(IcnnOptions(kDim).strategy("bogus")); }}) {
+        try {
+            build();
+            ADD_FAILURE() << "expected std::invalid_argument";
+        } catch (const std::invalid_argument& e) {
+            const std::string msg = e.what();
+            EXPECT_TRUE(has(msg, "'bogus'")) << msg;
+            for (const auto& name : positivity_strategy_names()) EXPECT_TRUE(has(msg, name)) << msg;
+        }
+    }
+}
+
+TEST_F(IcnnTest, EnergyShapesAndBadInput) {
+    Icnn net = make_icnn("softplus");
+    const auto batch = torch::randn({8, kDim}, kF64);
+    EXPECT_EQ(net->energy(torch::randn({5, kDim}, kF64), batch).sizes(), torch::IntArrayRef({5}));
+    EXPECT_EQ(net->constrained_shapes().size(), 3u);  // Wz_1, Wz_2, w_out
+    try {
+        net->energy(torch::randn({5, kDim + 1}, kF64), batch);
+        ADD_FAILURE() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_TRUE(has(e.what(), "x must be n × 3")) << e.what();
+    }
+}
