@@ -1,0 +1,67 @@
+#include "ebm/toy2d.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace liftlab {
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+// 8-Gaussians: centre scale, noise std and the final divisor of the reference recipe.
+constexpr double kCentreScale = 4.0;
+constexpr double kEightNoiseStd = 0.5;
+constexpr double kEightDivisor = 1.414;
+// 2-Spirals: the arm turns 540 degrees; uniform jitter width, divisor and noise std.
+constexpr double kSpiralTurnDegrees = 540.0;
+constexpr double kSpiralJitter = 0.5;
+constexpr double kSpiralDivisor = 3.0;
+constexpr double kSpiralNoiseStd = 0.1;
+
+torch::TensorOptions f64() {
+    return torch::TensorOptions().dtype(torch::kFloat64);
+}
+
+void check_count(const char* who, int64_t n) {
+    if (n < 0)
+        throw std::invalid_argument(std::string(who) + ": n must be >= 0, got " +
+                                    std::to_string(n));
+}
+
+}  // namespace
+
+torch::Tensor eight_gaussians_centres() {
+    const double r = 1.0 / std::sqrt(2.0);
+    auto c =
+        torch::tensor({1.0, 0.0, -1.0, 0.0, 0.0, 1.0, 0.0, -1.0, r, r, r, -r, -r, r, -r, -r}, f64())
+            .view({8, 2});
+    return c * (kCentreScale / kEightDivisor);
+}
+
+torch::Tensor make_eight_gaussians(int64_t n, uint64_t seed) {
+    check_count("make_eight_gaussians", n);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const auto noise = torch::randn({n, 2}, gen, f64()) * kEightNoiseStd;
+    const auto idx =
+        torch::randint(/*high=*/8, {n}, gen, torch::TensorOptions().dtype(torch::kLong));
+    const auto centres = eight_gaussians_centres() * kEightDivisor;  // 4c, before the divisor
+    return (centres.index_select(0, idx) + noise) / kEightDivisor;
+}
+
+torch::Tensor make_two_spirals(int64_t n, uint64_t seed) {
+    check_count("make_two_spirals", n);
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const int64_t m = (n + 1) / 2;
+    const auto t =
+        torch::sqrt(torch::rand({m}, gen, f64())) * kSpiralTurnDegrees * 2.0 * kPi / 360.0;
+    const auto x = -torch::cos(t) * t + kSpiralJitter * torch::rand({m}, gen, f64());
+    const auto y = torch::sin(t) * t + kSpiralJitter * torch::rand({m}, gen, f64());
+    const auto arm = torch::stack({x, y}, /*dim=*/1);
+    const auto clean = torch::cat({arm, -arm}, /*dim=*/0).narrow(0, 0, n) / kSpiralDivisor;
+    return clean + kSpiralNoiseStd * torch::randn({n, 2}, gen, f64());
+}
+
+}  // namespace liftlab
