@@ -149,20 +149,15 @@ std::pair<torch::Tensor, torch::Tensor> DfivTrainer::stage1_smoother(
     return out;
 }
 
-torch::Tensor DfivTrainer::solve_stage1(const torch::Tensor& phi_tilde, const torch::Tensor& psi) {
+// One stage's closed form (ridge on the batch, or proximal toward `previous` for dfiv-prox),
+// timed into solve_seconds_.
+torch::Tensor DfivTrainer::solve_stage(const torch::Tensor& features, const torch::Tensor& targets,
+                                       const torch::Tensor& previous) {
     const auto t0 = Clock::now();
-    const auto prior = proximal_ ? v_ : torch::Tensor();
-    auto v = solve_proximal(phi_tilde, psi, stage_lambda(phi_tilde.size(0)), prior).w;
+    const auto prior = proximal_ ? previous : torch::Tensor();
+    auto w = solve_proximal(features, targets, stage_lambda(features.size(0)), prior).w;
     solve_seconds_ += seconds_since(t0);
-    return v;
-}
-
-torch::Tensor DfivTrainer::solve_stage2(const torch::Tensor& features, const torch::Tensor& y) {
-    const auto t0 = Clock::now();
-    const auto prior = proximal_ ? u_ : torch::Tensor();
-    auto u = solve_proximal(features, y, stage_lambda(features.size(0)), prior).w;
-    solve_seconds_ += seconds_since(t0);
-    return u;
+    return w;
 }
 
 double DfivTrainer::step() {
@@ -184,7 +179,7 @@ double DfivTrainer::step() {
         }
         instrument_optimizer_->zero_grad();
         const auto phi1 = with_bias_column(instrument_net_->forward(z1));
-        const auto v = solve_stage1(phi1.detach(), psi1).to(torch::kFloat32);
+        const auto v = solve_stage(phi1.detach(), psi1, v_).to(torch::kFloat32);
         auto loss1 = torch::mse_loss(phi1.matmul(v), psi1);
         loss1.backward();
         instrument_optimizer_->step();
@@ -210,7 +205,7 @@ double DfivTrainer::step() {
     auto v = smoother.to(torch::kFloat32).matmul(treatment_net_->forward(p1));
     if (offset.defined()) v = v + offset.to(torch::kFloat32);
     const auto features = dfiv_outer_features(phi2.matmul(v), covariate_net_->forward(w2));
-    const auto u = solve_stage2(features.detach(), y2);
+    const auto u = solve_stage(features.detach(), y2, u_);
     auto loss2 = torch::mse_loss(features.matmul(u.to(torch::kFloat32)), y2.to(torch::kFloat32));
     loss2.backward();
     outcome_optimizer_->step();
@@ -255,13 +250,14 @@ DfivTrainer::StageWeights DfivTrainer::solve_stages(const torch::Tensor& x1,
     const double seconds = solve_seconds_;  // a query, not training: leave the timers alone
     const auto s1 = standardize(x1), s2 = standardize(x2);
     StageWeights w;
-    w.v = solve_stage1(with_bias_column(instrument_net_->forward(instrument_of(s1))),
-                       treatment_net_->forward(treatment_of(s1)));
+    w.v = solve_stage(with_bias_column(instrument_net_->forward(instrument_of(s1))),
+                      treatment_net_->forward(treatment_of(s1)), v_);
     const auto psi_hat = with_bias_column(instrument_net_->forward(instrument_of(s2)))
                              .to(torch::kFloat64)
                              .matmul(w.v);
     const auto ys = (y2.to(torch::kFloat64) - y_mean_) / y_scale_;
-    w.u = solve_stage2(dfiv_outer_features(psi_hat, covariate_net_->forward(covariate_of(s2))), ys);
+    w.u = solve_stage(dfiv_outer_features(psi_hat, covariate_net_->forward(covariate_of(s2))), ys,
+                      u_);
     solve_seconds_ = seconds;
     return w;
 }

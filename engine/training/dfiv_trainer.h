@@ -90,8 +90,8 @@ private:
     // The stage-1 solve as a linear map of its targets: V = A ψ + c with A = (Φ̃ᵀΦ̃ + λI)⁻¹Φ̃ᵀ
     // and c = λ (Φ̃ᵀΦ̃ + λI)⁻¹ V_{t−1} (c undefined for ridge). phi_tilde: [φ(Z1), 1].
     std::pair<torch::Tensor, torch::Tensor> stage1_smoother(const torch::Tensor& phi_tilde);
-    torch::Tensor solve_stage1(const torch::Tensor& phi_tilde, const torch::Tensor& psi);
-    torch::Tensor solve_stage2(const torch::Tensor& features, const torch::Tensor& y);
+    torch::Tensor solve_stage(const torch::Tensor& features, const torch::Tensor& targets,
+                              const torch::Tensor& previous);
     void refit_full_data();
 
     bool proximal_, refit_;
