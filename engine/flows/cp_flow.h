@@ -25,7 +25,8 @@ struct CpFlowOptions {
 
 // Every method takes x of shape n × input_dim, in the dtype of the module's parameters (float32
 // by default; call module->to(torch::kFloat64) for float64), and throws std::invalid_argument
-// naming `x` otherwise. `constrained` are the ICNN's θ (Icnn::constrained_weights(batch)).
+// naming `x` otherwise. `constrained` are the ICNN's θ (Icnn::constrained_weights(batch)); for
+// lifter-decoupled, set the independent batch on icnn()->strategy() first.
 //
 // Derivatives are taken by autograd with create_graph, so transport, hessian, log_det_hessian and
 // log_prob are differentiable with respect to every parameter (and to x when x requires grad).
