@@ -1,11 +1,18 @@
 #include "data/dataset.h"
 
+#include "core/errors.h"
 #include "data/burgers.h"
 #include "data/cifar_binary.h"
 #include "data/csv_regression.h"
+#include "data/csv_table.h"
 #include "data/demand_design.h"
+#include "data/fmnist_latents.h"
 #include "data/idx_loader.h"
 #include "data/teacher_regression.h"
+#include "ebm/log_concave_targets.h"
+#include "ebm/nd_targets.h"
+#include "ebm/toy2d.h"
+#include "flows/tabular21.h"
 #include "spec/experiment_spec.h"
 
 namespace liftlab {
@@ -85,9 +92,84 @@ torch::Tensor head(const torch::Tensor& t, int64_t cap) {
     return cap > 0 && cap < t.size(0) ? t.narrow(0, 0, cap).contiguous() : t;
 }
 
+// Density estimation (the ICNN family): x holds the samples, y a zero column (no targets).
+Dataset density_dataset(torch::Tensor train, torch::Tensor test) {
+    Dataset out;
+    out.x_train = train.to(torch::kFloat32).contiguous();
+    out.x_test = test.to(torch::kFloat32).contiguous();
+    out.y_train = torch::zeros({out.x_train.size(0), 1});
+    out.y_test = torch::zeros({out.x_test.size(0), 1});
+    return out;
+}
+
+Dataset make_icnn_dataset(const TaskSpec& task, const DataProgress& progress) {
+    // Train and test are independent draws: the test seed is derived from the data seed.
+    const uint64_t test_seed = task.data_seed * 0x9E3779B97F4A7C15ULL + 1;
+    if (task.kind == "icnn-ebm-1d") {
+        const auto target = make_log_concave_target(task.target);
+        return density_dataset(target->sample(task.n_train, task.data_seed).unsqueeze(1),
+                               target->sample(task.n_test, test_seed).unsqueeze(1));
+    }
+    if (task.kind == "cpflow-toy") {
+        auto make = task.target == "8gaussians" ? make_eight_gaussians : make_two_spirals;
+        return density_dataset(make(task.n_train, task.data_seed), make(task.n_test, test_seed));
+    }
+    if (task.kind == "icnn-ebm-nd" && task.target == "fmnist-latents") {
+        LatentOptions o;
+        o.data_dir = task.data_dir;
+        o.latent_dim = task.dim;
+        o.steps = task.latent_steps;
+        o.n_train = task.n_train;
+        o.n_test = task.n_test;
+        o.seed = task.data_seed;
+        o.cache_dir = data_cache_dir(task);
+        const auto latents = fashion_mnist_latents(o, progress);
+        return density_dataset(latents.train, latents.test);
+    }
+    if (task.kind == "icnn-ebm-nd") {
+        const auto target = make_nd_target(task.target, task.dim, task.data_seed);
+        return density_dataset(target->sample(task.n_train, task.data_seed),
+                               target->sample(task.n_test, test_seed));
+    }
+    if (task.kind == "cpflow-tabular") {
+        if (task.csv_path.empty())
+            return density_dataset(make_tabular21(task.n_train, task.data_seed),
+                                   make_tabular21(task.n_test, test_seed));
+        // The user's table: every column is a coordinate; a seeded split by test_fraction,
+        // z-scored with training statistics when task.standardize.
+        const auto table = read_csv_table(task.csv_path);
+        const int64_t n = static_cast<int64_t>(table.rows.size());
+        const int64_t d = static_cast<int64_t>(table.columns.size());
+        const int64_t n_test = static_cast<int64_t>(std::llround(task.test_fraction * n));
+        if (n_test < 1 || n - n_test < 2)
+            throw DataError(task.csv_path, 0,
+                            "too few rows (" + std::to_string(n) + ") for a train/test split");
+        auto all = torch::empty({n, d}, torch::kFloat64);
+        auto* p = all.data_ptr<double>();
+        for (int64_t i = 0; i < n; ++i)
+            for (int64_t j = 0; j < d; ++j) p[i * d + j] = table.rows[i][j];
+        auto gen = at::detail::createCPUGenerator(task.data_seed);
+        const auto perm = torch::randperm(n, gen, torch::kInt64);
+        all = all.index_select(0, perm);
+        auto train = all.narrow(0, 0, n - n_test);
+        auto test = all.narrow(0, n - n_test, n_test);
+        if (task.standardize) {
+            const auto mean = train.mean(0);
+            const auto sd = train.std(0).clamp_min(1e-12);
+            train = (train - mean) / sd;
+            test = (test - mean) / sd;
+        }
+        Dataset out = density_dataset(train, test);
+        out.input_names = table.columns;
+        return out;
+    }
+    throw SpecError("task.kind", "'" + task.kind + "' has no data set in this build");
+}
+
 }  // namespace
 
 Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
+    if (is_icnn_task(task.kind)) return make_icnn_dataset(task, progress);
     if (task.kind == "csv-regression") return make_csv_regression(task);
     if (task.kind == "dfiv-demand") return make_demand_dataset(task);
     if (task.kind == "burgers") return make_burgers_dataset(task, progress);

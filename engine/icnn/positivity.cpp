@@ -28,6 +28,13 @@ PositivityStrategy::PositivityStrategy(std::vector<std::vector<int64_t>> shapes)
             throw std::invalid_argument("positivity: every constrained shape must be non-empty");
 }
 
+std::vector<torch::Tensor> PositivityStrategy::readout(
+    const std::vector<torch::Tensor>& pre) const {
+    std::vector<torch::Tensor> out;
+    for (const auto& t : pre) out.push_back(torch::softplus(t));
+    return out;
+}
+
 // ---- pgd -------------------------------------------------------------------------------------
 
 PgdPositivity::PgdPositivity(std::vector<std::vector<int64_t>> shapes)

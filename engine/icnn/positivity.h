@@ -26,6 +26,11 @@ public:
     // Only lifter-decoupled reads this: the independent batch X′ its body is conditioned on,
     // replacing the batch passed to weights(). Set it before each weights() call; others ignore it.
     virtual void set_independent_batch(const torch::Tensor& independent_batch) {}
+    // θ from θ̃: softplus for every strategy except pgd (identity), so that
+    // weights(X) == readout(pre_readout(X)).
+    virtual std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const;
+    // true for pgd: θ̃ is θ itself and the shoulder is θ == 0 (METHODS.md, "Shoulder").
+    virtual bool projected() const { return false; }
 
     const std::vector<std::vector<int64_t>>& shapes() const { return shapes_; }
 
@@ -41,6 +46,10 @@ public:
     std::vector<torch::Tensor> weights(const torch::Tensor& batch) override;
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void after_step() override;
+    std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const override {
+        return pre;
+    }
+    bool projected() const override { return true; }
 
 private:
     std::vector<torch::Tensor> theta_;

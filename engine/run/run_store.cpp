@@ -52,14 +52,38 @@ RunStore::RunStore(std::string dir) : dir_(std::move(dir)) {
 }
 
 RunStore::RunStore(RunStore&& other) noexcept
-    : dir_(std::move(other.dir_)), metrics_(other.metrics_), spectra_(other.spectra_) {
+    : dir_(std::move(other.dir_)),
+      metrics_(other.metrics_),
+      spectra_(other.spectra_),
+      traces_(other.traces_) {
     other.metrics_ = nullptr;
     other.spectra_ = nullptr;
+    other.traces_ = nullptr;
 }
 
 RunStore::~RunStore() {
     if (metrics_) std::fclose(metrics_);
     if (spectra_) std::fclose(spectra_);
+    if (traces_) std::fclose(traces_);
+}
+
+void RunStore::append_traces(const std::vector<TracePoint>& traces) {
+    if (traces.empty()) return;
+    if (!traces_) {
+        const std::string file = path("traces.csv");
+        traces_ = std::fopen(file.c_str(), "a");
+        if (!traces_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
+        std::fputs("step,method,seed,coordinate,value\n", traces_);
+    }
+    char value[64];
+    for (const auto& t : traces) {
+        std::snprintf(value, sizeof(value), "%.9g", t.value);
+        const std::string row = std::to_string(t.step) + "," + t.method + "," +
+                                std::to_string(t.seed) + "," + std::to_string(t.coordinate) + "," +
+                                value + "\n";
+        std::fputs(row.c_str(), traces_);
+    }
+    std::fflush(traces_);
 }
 
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {

@@ -33,11 +33,14 @@ public:
     void append_metrics(const std::vector<MetricPoint>& points);  // appends rows, then flushes
     // spectra.csv (step,method,seed,index,sigma), created on first use.
     void append_spectra(const std::vector<SpectrumPoint>& spectra);
+    // traces.csv (step,method,seed,coordinate,value), created on first use.
+    void append_traces(const std::vector<TracePoint>& traces);
 
 private:
     std::string dir_;
     std::FILE* metrics_ = nullptr;
     std::FILE* spectra_ = nullptr;
+    std::FILE* traces_ = nullptr;
 };
 
 struct MetricRow {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "core/errors.h"
+#include "icnn/positivity.h"
 
 namespace liftlab {
 
@@ -89,10 +90,11 @@ TaskSpec parse_task(const nlohmann::json& j) {
     TaskSpec t;
     ObjectReader r(j, "task");
     r.read("kind", t.kind);
-    require_one_of(t.kind,
-                   {"teacher-regression", "csv-regression", "burgers", "fashion-mnist",
-                    "cifar-binary", "dfiv-demand"},
-                   r.key("kind"));
+    require_one_of(
+        t.kind,
+        {"teacher-regression", "csv-regression", "burgers", "fashion-mnist", "cifar-binary",
+         "dfiv-demand", "icnn-ebm-1d", "icnn-ebm-nd", "cpflow-toy", "cpflow-tabular"},
+        r.key("kind"));
     r.read("input_dim", t.input_dim);
     r.read("output_dim", t.output_dim);
     r.read("teacher_hidden", t.teacher_hidden);
@@ -115,7 +117,22 @@ TaskSpec parse_task(const nlohmann::json& j) {
     r.read("label_bytes", t.label_bytes);
     r.read("label_index", t.label_index);
     r.read("rho", t.rho);
+    r.read("target", t.target);
+    r.read("dim", t.dim);
+    r.read("latent_steps", t.latent_steps);
     r.finish();
+    if (t.kind == "icnn-ebm-1d")
+        require_one_of(t.target, {"gumbel", "laplace", "gamma", "beta", "halfnormal"},
+                       r.key("target"));
+    if (t.kind == "icnn-ebm-nd")
+        require_one_of(t.target, {"gaussian", "gumbel", "correlated", "fmnist-latents"},
+                       r.key("target"));
+    if (t.kind == "cpflow-toy")
+        require_one_of(t.target, {"8gaussians", "2spirals"}, r.key("target"));
+    require(t.dim >= 1 && t.dim <= 64, r.key("dim"), "must lie in [1, 64]");
+    if (t.kind == "icnn-ebm-nd" && t.target != "fmnist-latents")
+        require(t.dim <= 32, r.key("dim"), "must lie in [1, 32] for the known n-D targets");
+    require(t.latent_steps > 0, r.key("latent_steps"), "must be positive");
     require(t.rho >= -1 && t.rho <= 1, r.key("rho"), "must lie in [-1, 1]");
     require(t.input_dim > 0, r.key("input_dim"), "must be positive");
     require(t.output_dim > 0, r.key("output_dim"), "must be positive");
@@ -171,6 +188,33 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     return b;
 }
 
+IcnnSpec parse_icnn(const nlohmann::json& j) {
+    IcnnSpec c;
+    ObjectReader r(j, "icnn");
+    r.read("width", c.width);
+    r.read("layers", c.layers);
+    r.read("grad_clip", c.grad_clip);
+    r.read("reference_size", c.reference_size);
+    r.read("quadrature_points", c.quadrature_points);
+    r.read("is_samples", c.is_samples);
+    r.read("eval_is_samples", c.eval_is_samples);
+    r.read("proposal", c.proposal);
+    r.read("proposal_dof", c.proposal_dof);
+    r.read("proposal_inflate", c.proposal_inflate);
+    r.finish();
+    require(c.width > 0, r.key("width"), "must be positive");
+    require(c.layers > 0, r.key("layers"), "must be positive");
+    require(c.grad_clip >= 0, r.key("grad_clip"), "must be non-negative");
+    require(c.reference_size > 1, r.key("reference_size"), "must be at least 2");
+    require(c.quadrature_points >= 16, r.key("quadrature_points"), "must be at least 16");
+    require(c.is_samples > 1, r.key("is_samples"), "must be at least 2");
+    require(c.eval_is_samples > 1, r.key("eval_is_samples"), "must be at least 2");
+    require_one_of(c.proposal, {"gaussian", "student-t"}, r.key("proposal"));
+    require(c.proposal_dof > 2, r.key("proposal_dof"), "must be greater than 2");
+    require(c.proposal_inflate > 0, r.key("proposal_inflate"), "must be positive");
+    return c;
+}
+
 OptimizerSpec parse_optimizer(const nlohmann::json& j) {
     OptimizerSpec o;
     ObjectReader r(j, "optimizer");
@@ -189,10 +233,10 @@ MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
     ObjectReader r(j, path);
     if (!r.has("name")) throw SpecError(r.key("name"), "is required");
     r.read("name", m.name);
-    require_one_of(m.name,
-                   {"sgd", "adam", "ce", "cf-ridge", "cf-prox", "cf-full", "cf-rls", "dfiv",
-                    "dfiv-norefit", "dfiv-prox"},
-                   r.key("name"));
+    std::vector<std::string> names = {"sgd",     "adam",   "ce",   "cf-ridge",     "cf-prox",
+                                      "cf-full", "cf-rls", "dfiv", "dfiv-norefit", "dfiv-prox"};
+    for (const auto& n : positivity_strategy_names()) names.push_back(n);
+    require_one_of(m.name, names, r.key("name"));
     m.label = m.name;
     r.read("label", m.label);
     r.read("lr", m.lr);
@@ -226,6 +270,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     if (r.has("task")) s.task = parse_task(r.raw("task"));
     if (r.has("backbone")) s.backbone = parse_backbone(r.raw("backbone"));
     if (r.has("optimizer")) s.optimizer = parse_optimizer(r.raw("optimizer"));
+    if (r.has("icnn")) s.icnn = parse_icnn(r.raw("icnn"));
     if (r.has("methods")) {
         const auto& arr = r.raw("methods");
         if (!arr.is_array()) throw SpecError("methods", "expected an array, got " + arr.dump());
@@ -264,7 +309,21 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
         dr.read("probe_size", s.diagnostics.probe_size);
         dr.read("one_step_every", s.diagnostics.one_step_every);
         dr.read("train_set_loss", s.diagnostics.train_set_loss);
+        dr.read("shoulder_every", s.diagnostics.shoulder_every);
+        dr.read("trace_coordinates", s.diagnostics.trace_coordinates);
+        dr.read("jacobian_batches", s.diagnostics.jacobian_batches);
+        dr.read("permutations", s.diagnostics.permutations);
+        dr.read("checkpoint_every", s.diagnostics.checkpoint_every);
         dr.finish();
+        require(s.diagnostics.shoulder_every >= 0, "diagnostics.shoulder_every",
+                "must be non-negative");
+        require(s.diagnostics.trace_coordinates >= 0, "diagnostics.trace_coordinates",
+                "must be non-negative");
+        require(s.diagnostics.checkpoint_every >= 0, "diagnostics.checkpoint_every",
+                "must be non-negative");
+        require(s.diagnostics.jacobian_batches == 0 || s.diagnostics.jacobian_batches >= 3,
+                "diagnostics.jacobian_batches", "must be 0 (off) or at least 3");
+        require(s.diagnostics.permutations >= 1, "diagnostics.permutations", "must be positive");
         require(s.diagnostics.spectrum_every >= 0, "diagnostics.spectrum_every",
                 "must be non-negative");
         require(s.diagnostics.probe_size > 1, "diagnostics.probe_size", "must be at least 2");
@@ -294,6 +353,16 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
                 "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
     const bool classification = s.task.kind == "fashion-mnist" || s.task.kind == "cifar-binary";
     const bool iv = s.task.kind == "dfiv-demand";
+    const bool icnn = is_icnn_task(s.task.kind);
+    for (size_t i = 0; i < s.methods.size(); ++i)
+        require(icnn == is_positivity_method(s.methods[i].name),
+                "methods[" + std::to_string(i) + "].name",
+                icnn ? "the ICNN tasks take positivity strategies (pgd, softplus, lifter, …)"
+                     : "positivity strategies need an ICNN task (icnn-ebm-1d, icnn-ebm-nd, "
+                       "cpflow-toy, cpflow-tabular)");
+    if (icnn && s.task.kind != "cpflow-tabular")
+        require(s.batch_size <= s.task.n_train, "batch_size",
+                "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
     for (size_t i = 0; i < s.methods.size(); ++i)
         require(iv == (s.methods[i].name.rfind("dfiv", 0) == 0),
                 "methods[" + std::to_string(i) + "].name",
@@ -356,7 +425,10 @@ nlohmann::json to_json(const ExperimentSpec& s) {
           {"test_files", t.test_files},
           {"label_bytes", t.label_bytes},
           {"label_index", t.label_index},
-          {"rho", t.rho}}},
+          {"rho", t.rho},
+          {"target", t.target},
+          {"dim", t.dim},
+          {"latent_steps", t.latent_steps}}},
         {"backbone",
          {{"kind", s.backbone.kind},
           {"hidden", s.backbone.hidden},
@@ -368,6 +440,17 @@ nlohmann::json to_json(const ExperimentSpec& s) {
           {"channels", s.backbone.channels}}},
         {"optimizer",
          {{"kind", s.optimizer.kind}, {"lr", s.optimizer.lr}, {"momentum", s.optimizer.momentum}}},
+        {"icnn",
+         {{"width", s.icnn.width},
+          {"layers", s.icnn.layers},
+          {"grad_clip", s.icnn.grad_clip},
+          {"reference_size", s.icnn.reference_size},
+          {"quadrature_points", s.icnn.quadrature_points},
+          {"is_samples", s.icnn.is_samples},
+          {"eval_is_samples", s.icnn.eval_is_samples},
+          {"proposal", s.icnn.proposal},
+          {"proposal_dof", s.icnn.proposal_dof},
+          {"proposal_inflate", s.icnn.proposal_inflate}}},
         {"methods", methods},
         {"batch_size", s.batch_size},
         {"steps", s.steps},
@@ -381,7 +464,22 @@ nlohmann::json to_json(const ExperimentSpec& s) {
          {{"spectrum_every", s.diagnostics.spectrum_every},
           {"probe_size", s.diagnostics.probe_size},
           {"one_step_every", s.diagnostics.one_step_every},
-          {"train_set_loss", s.diagnostics.train_set_loss}}}};
+          {"train_set_loss", s.diagnostics.train_set_loss},
+          {"shoulder_every", s.diagnostics.shoulder_every},
+          {"trace_coordinates", s.diagnostics.trace_coordinates},
+          {"jacobian_batches", s.diagnostics.jacobian_batches},
+          {"permutations", s.diagnostics.permutations},
+          {"checkpoint_every", s.diagnostics.checkpoint_every}}}};
+}
+
+bool is_icnn_task(const std::string& kind) {
+    return kind == "icnn-ebm-1d" || kind == "icnn-ebm-nd" || kind == "cpflow-toy" ||
+           kind == "cpflow-tabular";
+}
+
+bool is_positivity_method(const std::string& name) {
+    const auto& n = positivity_strategy_names();
+    return std::find(n.begin(), n.end(), name) != n.end();
 }
 
 std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec) {
@@ -416,7 +514,8 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
         throw SpecError(assignment, "an override must look like key=value");
-    const std::string path = assignment.substr(0, eq);
+    std::string path = assignment.substr(0, eq);
+    if (path == "target") path = "task.target";  // `--set target=laplace` (ICNN presets)
     const std::string text = assignment.substr(eq + 1);
     nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
     if (value.is_discarded()) value = text;

@@ -38,6 +38,13 @@ struct TaskSpec {
     int label_index = 0;                               // which label byte is the class
     // dfiv-demand (METHODS.md Part 1, "Deep Feature Instrumental Variables"): n = n_train
     double rho = 0.5;  // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
+    // ICNN family (METHODS.md Part 2). icnn-ebm-1d: gumbel | laplace | gamma | beta | halfnormal;
+    // icnn-ebm-nd: gaussian | gumbel | correlated | fmnist-latents; cpflow-toy: 8gaussians |
+    // 2spirals; cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated
+    // 21-D set. `--set target=…` is short for task.target.
+    std::string target = "gumbel";
+    int dim = 2;  // icnn-ebm-nd: dimension (fmnist-latents: the autoencoder's latent size)
+    int latent_steps = 2000;  // fmnist-latents: autoencoder training steps
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;
 };
@@ -56,6 +63,20 @@ struct BackboneSpec {
     std::vector<int> channels = {16, 32};
 };
 
+// The input-convex network of the ICNN family and its loss (METHODS.md Part 2).
+struct IcnnSpec {
+    int width = 128;
+    int layers = 3;
+    double grad_clip = 1.0;        // global gradient-norm clip (0: off)
+    int reference_size = 1024;     // training samples the lifter's body reads at evaluation
+    int quadrature_points = 8000;  // icnn-ebm-1d: log Z and TV on the target's range
+    int is_samples = 4096;         // icnn-ebm-nd: proposal samples for log Z per training step
+    int eval_is_samples = 65536;   // icnn-ebm-nd: proposal samples for log Z at evaluation
+    std::string proposal = "student-t";  // icnn-ebm-nd: gaussian | student-t (moment-matched)
+    double proposal_dof = 5.0;
+    double proposal_inflate = 1.5;  // covariance inflation of the proposal
+};
+
 struct OptimizerSpec {
     std::string kind = "adam";  // sgd | adam
     double lr = 1e-3;
@@ -66,6 +87,8 @@ struct OptimizerSpec {
 struct MethodSpec {
     // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls (backbone + last layer)
     // dfiv | dfiv-norefit | dfiv-prox (two-stage IV regression, task dfiv-demand)
+    // pgd | softplus | softplus-wide | lifter | lifter-noslack | lifter-nobody | lifter-decoupled
+    //   (positivity strategies of the ICNN tasks; trained with `optimizer`, lr overrides it)
     std::string name;
     std::string label;   // unique name in plots and files; defaults to `name`
     double lr = -1;      // sgd/adam: step size for θ and W; cf-*: overrides the backbone lr if > 0
@@ -88,6 +111,12 @@ struct DiagnosticsSpec {
     int probe_size = 1024;        // held-out samples in the probe set
     int one_step_every = 0;       // one-step gain (closed form vs best fixed gradient step) every N
     bool train_set_loss = false;  // also evaluate the loss on the whole training set at log points
+    // ICNN family (METHODS.md Part 2, Diagnostics).
+    int shoulder_every = 0;     // observe the shoulder (occupancy, exits, dwell) every N steps
+    int trace_coordinates = 0;  // θ̃ coordinates traced (at shoulder observations; traces.csv)
+    int jacobian_batches = 0;   // B probe batches for σ²_Jac at the end (0: off)
+    int permutations = 200;     // shuffles of the σ²_Jac permutation test
+    int checkpoint_every = 0;   // trajectory checkpoints for landscapes (0: off)
 };
 
 struct ExperimentSpec {
@@ -95,7 +124,8 @@ struct ExperimentSpec {
     std::string description;
     TaskSpec task;
     BackboneSpec backbone;
-    OptimizerSpec optimizer;  // the backbone optimizer of the cf-* methods
+    OptimizerSpec optimizer;  // the backbone optimizer of the cf-* methods, the ICNN optimizer
+    IcnnSpec icnn;
     std::vector<MethodSpec> methods;
     int batch_size = 32;
     int steps = 2000;
@@ -113,6 +143,10 @@ struct ExperimentSpec {
 // The sub-specs of a sweep: (suffix for labels, spec with the value applied). Without a sweep,
 // one element with an empty suffix.
 std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec);
+
+// True for the ICNN family's task kinds (icnn-ebm-1d, icnn-ebm-nd, cpflow-toy, cpflow-tabular).
+bool is_icnn_task(const std::string& kind);
+bool is_positivity_method(const std::string& name);
 
 // Parses and validates. Throws SpecError naming the dotted key on any problem.
 ExperimentSpec parse_spec(const nlohmann::json& j);

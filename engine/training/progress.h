@@ -8,6 +8,9 @@
 //   kappa, eff_rank  condition number and effective rank of the probe-set features
 //   one_step_gain, one_step_kappa  closed-form vs best fixed gradient step on a batch
 //   train_set_loss  the loss over the whole training set (diagnostics.train_set_loss)
+// ICNN family (METHODS.md Part 2): test_loss = test NLL (nats per sample); tv (1-D quadrature or
+//   Monte-Carlo), log_z; shoulder_occupancy, exits, exit_rate, median_dwell (shoulder statistics);
+//   final only: sigma2_jac, p_value (permutation test), sigma2_jac_emitted.
 // With a sweep, the method label carries the swept value: "cf-prox@batch_size=8".
 #pragma once
 #include <cstdint>
@@ -33,6 +36,15 @@ struct SpectrumPoint {
     std::vector<double> singular_values;  // descending
 };
 
+// One sample of a traced coordinate (ICNN family: θ̃ coordinates for the escape dynamics).
+struct TracePoint {
+    int step = 0;
+    std::string method;
+    std::uint64_t seed = 0;
+    int coordinate = 0;
+    double value = 0;
+};
+
 struct MethodStatus {
     std::string method;
     std::uint64_t seed = 0;
@@ -53,6 +65,7 @@ struct ProgressUpdate {
     double fraction = 0;                 // of the whole run, in [0, 1]
     std::vector<MetricPoint> points;     // new since the previous update
     std::vector<SpectrumPoint> spectra;  // new since the previous update
+    std::vector<TracePoint> traces;      // new since the previous update
     std::vector<MethodStatus> statuses;  // changes since the previous update
 };
 

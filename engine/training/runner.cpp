@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <optional>
 
@@ -27,7 +29,34 @@ struct Slot {
     double loss_sum = 0;  // batch losses since the last log point
     int loss_count = 0;
     double first_loss = -1;
+    // Landscape trajectory (diagnostics.checkpoint_every): steps and one vector per space.
+    std::vector<int64_t> checkpoint_steps;
+    std::map<std::string, std::vector<torch::Tensor>> checkpoints;
 };
+
+void record_checkpoint(Slot& s, int step) {
+    auto c = s.trainer->checkpoint();
+    if (c.empty()) return;
+    s.checkpoint_steps.push_back(step);
+    for (auto& [space, v] : c) s.checkpoints[space].push_back(v.detach().clone());
+}
+
+// trajectories/<label>_seed<k>.pt: torch::save of {steps (T, int64), theta (T × P), lifted
+// (T × Q)}; written through a temporary file and a rename.
+void write_trajectory(const RunStore& store, const Slot& s) {
+    if (s.checkpoint_steps.empty()) return;
+    const std::string dir = store.path("trajectories");
+    std::filesystem::create_directories(dir);
+    const std::string file =
+        dir + "/" + s.summary.method + "_seed" + std::to_string(s.summary.seed) + ".pt";
+    std::vector<torch::Tensor> tensors = {
+        torch::tensor(s.checkpoint_steps, torch::kInt64),
+        torch::stack(s.checkpoints.at("theta")),
+        torch::stack(s.checkpoints.at("lifted")),
+    };
+    torch::save(tensors, file + ".tmp");
+    std::filesystem::rename(file + ".tmp", file);
+}
 
 nlohmann::json summary_json(const std::string& status, const std::vector<MethodRunSummary>& runs) {
     nlohmann::json arr = nlohmann::json::array();
@@ -145,6 +174,7 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                 s.summary.seed = seed;
                 s.summary.batch_size = spec.batch_size;
                 s.summary.status = "running";
+                if (spec.diagnostics.checkpoint_every > 0) record_checkpoint(s, 0);
                 slots.push_back(std::move(s));
             }
 
@@ -197,6 +227,10 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                     every(step, spec.diagnostics.spectrum_every) ||
                     (step == spec.steps && spec.diagnostics.spectrum_every > 0);
                 const bool gain_now = every(step, spec.diagnostics.one_step_every);
+                if (every(step, spec.diagnostics.checkpoint_every) ||
+                    (step == spec.steps && spec.diagnostics.checkpoint_every > 0))
+                    for (auto& s : slots)
+                        if (s.active) record_checkpoint(s, step);
                 if (!log_now && !spectrum_now && !gain_now) {
                     // A divergence is reported at once, not at the next log point.
                     if (!update.statuses.empty() && on_progress) {
@@ -232,6 +266,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                         if (spec.diagnostics.train_set_loss)
                             emit("train_set_loss", s.trainer->train_set_loss());
                         emit("time_s", s.trainer->step_seconds());
+                        for (const auto& t : s.trainer->drain_traces())
+                            update.traces.push_back({t.step, label, seed, t.coordinate, t.value});
                         if (s.trainer->closed_form())
                             emit("solve_fraction", s.trainer->solve_seconds() /
                                                        std::max(1e-12, s.trainer->step_seconds()));
@@ -264,13 +300,29 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                 update.step = step;
                 update.fraction =
                     ((vi * num_seeds + si) * static_cast<double>(spec.steps) + step) / total_units;
+                if (step == spec.steps) {
+                    // Diagnostics of the final iterate (σ²_Jac, dwell statistics).
+                    for (auto& s : slots) {
+                        if (!s.active) continue;
+                        try {
+                            for (const auto& [k, v] : s.trainer->final_diagnostics()) {
+                                s.summary.final_metrics[k] = v;
+                                update.points.push_back({step, s.summary.method, seed, k, v});
+                            }
+                        } catch (const std::exception&) {
+                            // A diagnostic that cannot be computed does not fail the run.
+                        }
+                    }
+                }
                 if (store) {
                     store->append_metrics(update.points);
                     store->append_spectra(update.spectra);
+                    store->append_traces(update.traces);
                 }
                 if (on_progress && !on_progress(update)) cancelled = true;
                 update.points.clear();
                 update.spectra.clear();
+                update.traces.clear();
                 update.statuses.clear();
                 if (cancelled) break;
             }
@@ -282,6 +334,7 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                         {s.summary.method, seed, s.summary.status, s.summary.steps_done, ""});
                 }
                 result.runs.push_back(s.summary);
+                if (store) write_trajectory(*store, s);
             }
             if (on_progress && !update.statuses.empty()) on_progress(update);
             if (store)

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace liftlab {
 
@@ -31,6 +32,20 @@ public:
     virtual torch::Tensor flat_features(const torch::Tensor& x) { return {}; }  // N × d
     virtual torch::Tensor last_layer() const { return {}; }  // (d+1) × k, float64
     virtual double regulariser() const { return 0.0; }
+
+    // ICNN family. Metrics computed once at the end of a run (σ²_Jac and its p-value, shoulder
+    // dwell statistics); empty for the other trainers.
+    virtual std::map<std::string, double> final_diagnostics() { return {}; }
+    // Coordinate traces recorded since the last call: (step, coordinate, value).
+    struct TraceSample {
+        int step = 0;
+        int coordinate = 0;
+        double value = 0;
+    };
+    virtual std::vector<TraceSample> drain_traces() { return {}; }
+    // Flat float32 parameter vectors for landscapes, by space ("theta", "lifted"); empty when
+    // the trainer has none.
+    virtual std::map<std::string, torch::Tensor> checkpoint() { return {}; }
 };
 
 // Picks the trainer for the spec's task and method. All trainers of one seed see the same data

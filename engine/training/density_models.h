@@ -1,0 +1,52 @@
+// The loss around an ICNN for each task of the ICNN family (METHODS.md Part 2, Tasks): the
+// negative log-likelihood of a log-concave energy model (log Z by quadrature in 1-D, by
+// self-normalised importance sampling in n-D) or of a convex potential flow.
+#pragma once
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "data/dataset.h"
+#include "icnn/icnn.h"
+#include "spec/experiment_spec.h"
+
+namespace liftlab {
+
+class DensityModel {
+public:
+    virtual ~DensityModel() = default;
+    // The ICNN whose constrained weights the positivity strategy emits.
+    virtual Icnn icnn() = 0;
+    // Every trainable parameter (the ICNN with its strategy, plus any of the model's own).
+    virtual std::vector<torch::Tensor> parameters() = 0;
+    // The parameters that are not constrained weights nor owned by the strategy, in a fixed
+    // order (θ-space coordinates beside θ).
+    virtual std::vector<torch::Tensor> unconstrained_parameters() = 0;
+    // Mean negative log-likelihood of the rows of x (a 0-dim tensor with autograd) with the given
+    // constrained weights θ; `step` seeds any Monte-Carlo part (importance samples).
+    virtual torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
+                              int step) = 0;
+    // The part of nll() that depends on the batch x, up to a term that depends only on θ (log Z
+    // for the energy models). σ²_Jac at a fixed iterate centres the gradients over batches, so
+    // that θ-only term cancels; skipping it saves the quadrature / importance-sampling pass.
+    virtual torch::Tensor batch_term(const torch::Tensor& x,
+                                     const std::vector<torch::Tensor>& constrained, int step) {
+        return nll(x, constrained, step);
+    }
+    // Metrics on x (no autograd): test_loss (mean NLL), and log_z / tv where they exist.
+    virtual std::map<std::string, double> evaluate(
+        const torch::Tensor& x, const std::vector<torch::Tensor>& constrained) = 0;
+};
+
+// The model of spec.task.kind with an ICNN of `width` and positivity strategy `strategy`.
+std::unique_ptr<DensityModel> make_density_model(const ExperimentSpec& spec, const Dataset& data,
+                                                 const std::string& strategy, int64_t width);
+
+// The ICNN's own parameters outside its positivity strategy (input layer, skips, w_x), in
+// registration order.
+std::vector<torch::Tensor> icnn_unconstrained_parameters(IcnnImpl& icnn);
+
+}  // namespace liftlab

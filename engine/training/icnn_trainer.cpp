@@ -1,0 +1,261 @@
+#include "training/icnn_trainer.h"
+
+#include <chrono>
+#include <cmath>
+#include <random>
+#include <stdexcept>
+
+#include "diagnostics/cross_covariance.h"
+#include "ebm/log_concave_targets.h"
+#include "ebm/quadrature.h"
+#include "training/density_models.h"
+
+namespace liftlab {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) {
+    return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+int64_t count_parameters(torch::nn::Module& m) {
+    int64_t n = 0;
+    for (const auto& p : m.parameters()) n += p.numel();
+    return n;
+}
+
+// Seeds derived from the run seed for the diagnostics, so they never touch the training stream.
+constexpr std::uint64_t kIndependentStream = 0xD1CE;
+constexpr std::uint64_t kProbeStream = 0x5A5A;
+constexpr std::uint64_t kTraceSeed = 7;  // the same traced coordinates for every method
+
+}  // namespace
+
+int64_t IcnnTrainer::matched_wide_width(const ExperimentSpec& spec, int64_t input_dim) {
+    torch::NoGradGuard no_grad;
+    IcnnImpl lifter(
+        IcnnOptions(input_dim).width(spec.icnn.width).layers(spec.icnn.layers).strategy("lifter"));
+    const int64_t target = count_parameters(lifter);
+    // Direct softplus with width w: input layer d·w + w, skips (L−1)(d·w + w), w_x d, and the
+    // constrained (L−1)w² + w. Increasing in w: take the first width reaching the target.
+    const int64_t d = input_dim, L = spec.icnn.layers;
+    for (int64_t w = spec.icnn.width;; ++w) {
+        const int64_t n = L * (d * w + w) + d + (L - 1) * w * w + w;
+        if (n >= target) return w;
+    }
+}
+
+IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
+                         std::uint64_t seed)
+    : spec_(spec),
+      method_(method),
+      data_(data),
+      seed_(seed),
+      width_(method.name == "softplus-wide" ? matched_wide_width(spec, data.input_dim())
+                                            : spec.icnn.width),
+      sampler_(data.n_train(), spec.batch_size, seed),
+      independent_sampler_(data.n_train(), spec.batch_size, seed ^ kIndependentStream) {
+    // Same seed: the same unconstrained initialisation for every strategy of a run (the ICNN
+    // builds its unconstrained layers before the strategy).
+    torch::manual_seed(seed);
+    model_ = make_density_model(spec, data, method.name, width_);
+    icnn_ = model_->icnn();
+    const int64_t n_ref = std::min<int64_t>(spec.icnn.reference_size, data.n_train());
+    reference_ = data.x_train.narrow(0, 0, n_ref).contiguous();
+
+    const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
+    auto params = model_->parameters();
+    if (spec.optimizer.kind == "sgd")
+        optimizer_ = std::make_unique<torch::optim::SGD>(
+            params, torch::optim::SGDOptions(lr).momentum(spec.optimizer.momentum));
+    else
+        optimizer_ = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr));
+
+    int64_t coords = 0;
+    for (const auto& shape : icnn_->constrained_shapes()) {
+        int64_t n = 1;
+        for (auto s : shape) n *= s;
+        coords += n;
+    }
+    if (spec.diagnostics.shoulder_every > 0) shoulder_.emplace(coords);
+    // Traced coordinates: half from the readout w_out (the last constrained tensor), half from
+    // the hidden Wz; chosen by a fixed seed so every method traces the same positions.
+    const int n_trace = std::min<int64_t>(spec.diagnostics.trace_coordinates, coords);
+    if (n_trace > 0) {
+        std::mt19937_64 rng(kTraceSeed);
+        const int64_t n_out = icnn_->constrained_shapes().back().back();
+        const int64_t out_start = coords - n_out;
+        std::vector<int64_t> out_pool, hidden_pool;
+        for (int64_t i = out_start; i < coords; ++i) out_pool.push_back(i);
+        for (int64_t i = 0; i < out_start; ++i) hidden_pool.push_back(i);
+        std::shuffle(out_pool.begin(), out_pool.end(), rng);
+        std::shuffle(hidden_pool.begin(), hidden_pool.end(), rng);
+        for (int i = 0; i < n_trace; ++i) {
+            auto& pool =
+                (i % 2 == 0 || hidden_pool.empty()) && !out_pool.empty() ? out_pool : hidden_pool;
+            trace_coordinates_.push_back(pool.back());
+            pool.pop_back();
+        }
+        std::sort(trace_coordinates_.begin(), trace_coordinates_.end());
+    }
+}
+
+IcnnTrainer::~IcnnTrainer() = default;
+
+torch::Tensor IcnnTrainer::flat(const std::vector<torch::Tensor>& parts) const {
+    std::vector<torch::Tensor> f;
+    for (const auto& p : parts) f.push_back(p.reshape({-1}));
+    return torch::cat(f);
+}
+
+torch::Tensor IcnnTrainer::nll_with_weights(const torch::Tensor& x,
+                                            const std::vector<torch::Tensor>& constrained) {
+    return model_->nll(x, constrained, steps_);
+}
+
+std::vector<torch::Tensor> IcnnTrainer::reference_pre_readout() {
+    auto& strategy = icnn_->strategy();
+    strategy.set_independent_batch(reference_);
+    return strategy.pre_readout(reference_);
+}
+
+void IcnnTrainer::observe_shoulder(const std::vector<torch::Tensor>& pre) {
+    const auto f = flat(pre).detach();
+    if (shoulder_) shoulder_->observe(steps_, shoulder_mask(f, icnn_->strategy().projected()));
+    if (!trace_coordinates_.empty()) {
+        const auto values = f.to(torch::kFloat64).contiguous();
+        const double* v = values.data_ptr<double>();
+        for (auto c : trace_coordinates_) traces_.push_back({steps_, static_cast<int>(c), v[c]});
+    }
+}
+
+double IcnnTrainer::step() {
+    const auto t0 = Clock::now();
+    ++steps_;
+    const auto xb = data_.x_train.index_select(0, sampler_.next());
+    auto& strategy = icnn_->strategy();
+    if (method_.name == "lifter-decoupled")
+        strategy.set_independent_batch(data_.x_train.index_select(0, independent_sampler_.next()));
+    // The conditioning input is the loss batch, detached (the strategy detaches it).
+    const auto pre = strategy.pre_readout(xb);
+    const bool observe = spec_.diagnostics.shoulder_every > 0 &&
+                         (steps_ == 1 || steps_ % spec_.diagnostics.shoulder_every == 0);
+    if (observe) {
+        torch::NoGradGuard no_grad;
+        observe_shoulder(pre);
+    }
+    const auto loss = model_->nll(xb, strategy.readout(pre), steps_);
+    optimizer_->zero_grad();
+    loss.backward();
+    if (spec_.icnn.grad_clip > 0)
+        torch::nn::utils::clip_grad_norm_(model_->parameters(), spec_.icnn.grad_clip);
+    optimizer_->step();
+    icnn_->after_step();
+    step_seconds_ += seconds_since(t0);
+    return loss.item<double>();
+}
+
+std::map<std::string, double> IcnnTrainer::evaluate_test() {
+    torch::NoGradGuard no_grad;
+    auto out = model_->evaluate(data_.x_test, icnn_->strategy().readout(reference_pre_readout()));
+    if (shoulder_ && shoulder_->observations() > 0) {
+        out["shoulder_occupancy"] = shoulder_->occupancy();
+        out["exits"] = static_cast<double>(shoulder_->exits());
+    }
+    return out;
+}
+
+double IcnnTrainer::train_set_loss() {
+    torch::NoGradGuard no_grad;
+    return model_->evaluate(data_.x_train, icnn_->strategy().readout(reference_pre_readout()))
+        .at("test_loss");
+}
+
+bool IcnnTrainer::parameters_finite() {
+    torch::NoGradGuard no_grad;
+    for (const auto& p : model_->parameters())
+        if (!torch::isfinite(p).all().item<bool>()) return false;
+    return true;
+}
+
+std::map<std::string, double> IcnnTrainer::final_diagnostics() {
+    std::map<std::string, double> out;
+    if (shoulder_ && shoulder_->observations() > 0) {
+        out["median_dwell"] = shoulder_->median_dwell();
+        out["exit_rate"] = shoulder_->exit_rate();
+        out["exits"] = static_cast<double>(shoulder_->exits());
+        out["censored_dwells"] = static_cast<double>(shoulder_->censored());
+    }
+    const int B = spec_.diagnostics.jacobian_batches;
+    if (B < 3) return out;
+    // σ²_Jac at the current iterate (METHODS.md Part 2, "σ²_Jac"): B i.i.d. probe batches; for
+    // each, the emitted pre-readout θ̃_b and g_b = ∂ℓ_b/∂θ̃ (= ∂ℓ_b/∂b where the slack exists).
+    // Primary reading: g_b at the FIXED iterate θ̃_ref (emitted for the reference set), so g_b is
+    // the batch's gradient noise and θ̃_b the iterate's batch jitter. Secondary: g_b at θ̃_b.
+    auto& strategy = icnn_->strategy();
+    BatchSampler probe(data_.n_train(), spec_.batch_size, seed_ ^ kProbeStream);
+    BatchSampler probe_independent(data_.n_train(), spec_.batch_size,
+                                   seed_ ^ kProbeStream ^ kIndependentStream);
+    std::vector<torch::Tensor> ref_pre;
+    {
+        torch::NoGradGuard no_grad;
+        ref_pre = reference_pre_readout();
+    }
+    std::vector<torch::Tensor> iterates, grads_fixed, grads_emitted;
+    auto grad_at = [&](const torch::Tensor& xb, const std::vector<torch::Tensor>& pre,
+                       bool full_loss) {
+        std::vector<torch::Tensor> leaves;
+        for (const auto& p : pre) leaves.push_back(p.detach().clone().requires_grad_(true));
+        const auto constrained = strategy.readout(leaves);
+        const auto loss = full_loss ? model_->nll(xb, constrained, steps_)
+                                    : model_->batch_term(xb, constrained, steps_);
+        const auto g = torch::autograd::grad({loss}, leaves);
+        return flat(g).to(torch::kFloat64);
+    };
+    for (int b = 0; b < B; ++b) {
+        const auto xb = data_.x_train.index_select(0, probe.next());
+        if (method_.name == "lifter-decoupled")
+            strategy.set_independent_batch(data_.x_train.index_select(0, probe_independent.next()));
+        std::vector<torch::Tensor> pre_b;
+        {
+            torch::NoGradGuard no_grad;
+            pre_b = strategy.pre_readout(xb);
+        }
+        iterates.push_back(flat(pre_b).to(torch::kFloat64));
+        // At the fixed iterate the θ-only part of the loss (log Z) adds the same vector to every
+        // g_b and cancels in the centring, so only the batch term is differentiated.
+        grads_fixed.push_back(grad_at(xb, ref_pre, /*full_loss=*/false));
+        grads_emitted.push_back(grad_at(xb, pre_b, /*full_loss=*/true));
+    }
+    const auto theta = torch::stack(iterates);
+    const auto fixed = cross_covariance_trace(theta, torch::stack(grads_fixed),
+                                              spec_.diagnostics.permutations, seed_);
+    const auto emitted = cross_covariance_trace(theta, torch::stack(grads_emitted),
+                                                spec_.diagnostics.permutations, seed_);
+    out["sigma2_jac"] = fixed.sigma2_jac;
+    out["p_value"] = fixed.p_value;
+    out["sigma2_jac_null_sd"] = fixed.null_sd;
+    out["iterate_spread"] = fixed.iterate_spread;
+    out["sigma2_jac_emitted"] = emitted.sigma2_jac;
+    out["p_value_emitted"] = emitted.p_value;
+    return out;
+}
+
+std::vector<Trainer::TraceSample> IcnnTrainer::drain_traces() {
+    std::vector<TraceSample> out;
+    out.swap(traces_);
+    return out;
+}
+
+std::map<std::string, torch::Tensor> IcnnTrainer::checkpoint() {
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> theta_parts = icnn_->strategy().readout(reference_pre_readout());
+    for (const auto& p : model_->unconstrained_parameters()) theta_parts.push_back(p);
+    std::vector<torch::Tensor> lifted_parts;
+    for (const auto& p : model_->parameters()) lifted_parts.push_back(p);
+    return {{"theta", flat(theta_parts).to(torch::kFloat32)},
+            {"lifted", flat(lifted_parts).to(torch::kFloat32)}};
+}
+
+}  // namespace liftlab

@@ -1,0 +1,88 @@
+// One positivity strategy on one seed for the ICNN family (METHODS.md Part 2): a log-concave
+// energy model E(x) (icnn-ebm-1d: log Z by quadrature; icnn-ebm-nd: by importance sampling) or a
+// convex potential flow (cpflow-toy, cpflow-tabular: exact Hessian log-det), trained by
+// negative log-likelihood with the spec's optimizer and gradient clipping. It records the
+// readout-shoulder statistics, θ̃ coordinate traces, σ²_Jac with its permutation p-value and the
+// trajectory checkpoints the landscapes need.
+#pragma once
+#include <torch/torch.h>
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/batch_sampler.h"
+#include "data/dataset.h"
+#include "diagnostics/shoulder.h"
+#include "icnn/icnn.h"
+#include "spec/experiment_spec.h"
+#include "training/trainer.h"
+
+namespace liftlab {
+
+class DensityModel;  // the task's loss around the ICNN (icnn_trainer.cpp)
+
+class IcnnTrainer : public Trainer {
+public:
+    IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
+                std::uint64_t seed);
+    ~IcnnTrainer() override;
+
+    double step() override;
+    // test_loss (test NLL, nats per sample), log_z, tv where the target density is known, and
+    // the shoulder statistics so far.
+    std::map<std::string, double> evaluate_test() override;
+    double train_set_loss() override;
+    bool parameters_finite() override;
+    bool closed_form() const override { return false; }
+    double step_seconds() const override { return step_seconds_; }
+    double solve_seconds() const override { return 0.0; }
+
+    // sigma2_jac, p_value (fixed iterate, METHODS.md "σ²_Jac"), sigma2_jac_emitted (the gradient
+    // taken at each probe batch's own emitted iterate), median_dwell, exit_rate, exits.
+    std::map<std::string, double> final_diagnostics() override;
+    std::vector<TraceSample> drain_traces() override;
+    // "theta": the effective constrained weights θ (emitted for the reference set) followed by
+    // the unconstrained ICNN parameters; "lifted": every trainable parameter.
+    std::map<std::string, torch::Tensor> checkpoint() override;
+
+    Icnn& icnn() { return icnn_; }
+    int64_t icnn_width() const { return width_; }
+    // The reference set the lifter's body reads at evaluation (first reference_size samples).
+    const torch::Tensor& reference() const { return reference_; }
+    // Loss (NLL) on x with given constrained weights and the model's own other parameters.
+    torch::Tensor nll_with_weights(const torch::Tensor& x,
+                                   const std::vector<torch::Tensor>& constrained);
+    // The positivity strategy conditioned for evaluation (reference set; decoupled reads it too).
+    std::vector<torch::Tensor> reference_pre_readout();
+    const ExperimentSpec& spec() const { return spec_; }
+
+    // The ICNN width of softplus-wide: the smallest width whose direct-softplus ICNN has at least
+    // as many trainable parameters as the lifter ICNN of `spec` (METHODS.md, `softplus-wide`).
+    static int64_t matched_wide_width(const ExperimentSpec& spec, int64_t input_dim);
+
+private:
+    void observe_shoulder(const std::vector<torch::Tensor>& pre);
+    torch::Tensor flat(const std::vector<torch::Tensor>& parts) const;
+
+    ExperimentSpec spec_;
+    MethodSpec method_;
+    const Dataset& data_;
+    std::uint64_t seed_;
+    int64_t width_;
+    Icnn icnn_{nullptr};
+    std::unique_ptr<DensityModel> model_;
+    std::unique_ptr<torch::optim::Optimizer> optimizer_;
+    BatchSampler sampler_;
+    BatchSampler independent_sampler_;  // lifter-decoupled: X′ independent of the loss batch
+    torch::Tensor reference_;
+    std::optional<ShoulderTracker> shoulder_;
+    std::vector<int64_t> trace_coordinates_;
+    std::vector<TraceSample> traces_;
+    int steps_ = 0;
+    double step_seconds_ = 0;
+};
+
+}  // namespace liftlab
