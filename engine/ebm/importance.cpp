@@ -33,6 +33,11 @@ torch::Tensor cholesky_or_throw(const torch::Tensor& m, const std::string& what)
     auto [l, info] = torch::linalg_cholesky_ex(m);
     require(info.item<int64_t>() == 0 && torch::isfinite(l).all().item<bool>(),
             "proposal: " + what + " is not symmetric positive definite");
+    // A rank-deficient matrix can still factor in floating point (rounding leaves a pivot of
+    // order 1e-16 relative): reject pivots below 1e-12 of the largest as numerically singular.
+    const auto pivots = l.diagonal().pow(2);
+    require(pivots.min().item<double>() > 1e-12 * pivots.max().item<double>(),
+            "proposal: " + what + " is not symmetric positive definite (numerically singular)");
     return l;
 }
 
