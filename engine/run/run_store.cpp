@@ -55,16 +55,19 @@ RunStore::RunStore(RunStore&& other) noexcept
     : dir_(std::move(other.dir_)),
       metrics_(other.metrics_),
       spectra_(other.spectra_),
-      traces_(other.traces_) {
+      traces_(other.traces_),
+      dwells_(other.dwells_) {
     other.metrics_ = nullptr;
     other.spectra_ = nullptr;
     other.traces_ = nullptr;
+    other.dwells_ = nullptr;
 }
 
 RunStore::~RunStore() {
     if (metrics_) std::fclose(metrics_);
     if (spectra_) std::fclose(spectra_);
     if (traces_) std::fclose(traces_);
+    if (dwells_) std::fclose(dwells_);
 }
 
 void RunStore::append_traces(const std::vector<TracePoint>& traces) {
@@ -84,6 +87,20 @@ void RunStore::append_traces(const std::vector<TracePoint>& traces) {
         std::fputs(row.c_str(), traces_);
     }
     std::fflush(traces_);
+}
+
+void RunStore::append_dwells(const std::string& method, uint64_t seed,
+                             const std::vector<int64_t>& dwells) {
+    if (dwells.empty()) return;
+    if (!dwells_) {
+        const std::string file = path("dwells.csv");
+        dwells_ = std::fopen(file.c_str(), "a");
+        if (!dwells_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
+        std::fputs("method,seed,dwell\n", dwells_);
+    }
+    const std::string prefix = method + "," + std::to_string(seed) + ",";
+    for (auto d : dwells) std::fputs((prefix + std::to_string(d) + "\n").c_str(), dwells_);
+    std::fflush(dwells_);
 }
 
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {

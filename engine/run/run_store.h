@@ -35,12 +35,16 @@ public:
     void append_spectra(const std::vector<SpectrumPoint>& spectra);
     // traces.csv (step,method,seed,coordinate,value), created on first use.
     void append_traces(const std::vector<TracePoint>& traces);
+    // dwells.csv (method,seed,dwell): completed readout-shoulder dwells in steps, created on first
+    // use.
+    void append_dwells(const std::string& method, uint64_t seed, const std::vector<int64_t>& dwells);
 
 private:
     std::string dir_;
     std::FILE* metrics_ = nullptr;
     std::FILE* spectra_ = nullptr;
     std::FILE* traces_ = nullptr;
+    std::FILE* dwells_ = nullptr;
 };
 
 struct MetricRow {

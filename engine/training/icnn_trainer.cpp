@@ -248,6 +248,16 @@ std::vector<Trainer::TraceSample> IcnnTrainer::drain_traces() {
     return out;
 }
 
+std::vector<int64_t> IcnnTrainer::dwell_times() const {
+    return shoulder_ ? shoulder_->completed_dwells() : std::vector<int64_t>{};
+}
+
+std::vector<torch::Tensor> IcnnTrainer::lifted_parameters() { return model_->parameters(); }
+
+std::vector<torch::Tensor> IcnnTrainer::unconstrained_parameters() {
+    return model_->unconstrained_parameters();
+}
+
 std::map<std::string, torch::Tensor> IcnnTrainer::checkpoint() {
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> theta_parts = icnn_->strategy().readout(reference_pre_readout());

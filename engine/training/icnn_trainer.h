@@ -44,11 +44,17 @@ public:
     // taken at each probe batch's own emitted iterate), median_dwell, exit_rate, exits.
     std::map<std::string, double> final_diagnostics() override;
     std::vector<TraceSample> drain_traces() override;
+    std::vector<int64_t> dwell_times() const override;
     // "theta": the effective constrained weights θ (emitted for the reference set) followed by
     // the unconstrained ICNN parameters; "lifted": every trainable parameter.
     std::map<std::string, torch::Tensor> checkpoint() override;
 
     Icnn& icnn() { return icnn_; }
+    // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]) and the
+    // unconstrained ones that follow θ in checkpoint()["theta"].
+    std::vector<torch::Tensor> lifted_parameters();
+    std::vector<torch::Tensor> unconstrained_parameters();
+    const Dataset& data() const { return data_; }
     int64_t icnn_width() const { return width_; }
     // The reference set the lifter's body reads at evaluation (first reference_size samples).
     const torch::Tensor& reference() const { return reference_; }

@@ -334,7 +334,10 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                         {s.summary.method, seed, s.summary.status, s.summary.steps_done, ""});
                 }
                 result.runs.push_back(s.summary);
-                if (store) write_trajectory(*store, s);
+                if (store) {
+                    write_trajectory(*store, s);
+                    store->append_dwells(s.summary.method, seed, s.trainer->dwell_times());
+                }
             }
             if (on_progress && !update.statuses.empty()) on_progress(update);
             if (store)

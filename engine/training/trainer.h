@@ -43,6 +43,9 @@ public:
         double value = 0;
     };
     virtual std::vector<TraceSample> drain_traces() { return {}; }
+    // Completed readout-shoulder dwell lengths in steps (ShoulderTracker::completed_dwells), for
+    // dwell-time histograms; empty when the trainer tracks none.
+    virtual std::vector<int64_t> dwell_times() const { return {}; }
     // Flat float32 parameter vectors for landscapes, by space ("theta", "lifted"); empty when
     // the trainer has none.
     virtual std::map<std::string, torch::Tensor> checkpoint() { return {}; }

@@ -141,6 +141,23 @@ TEST(IcnnTrainer, RunFolderHoldsTracesTrajectoriesAndFinalCrossCovariance) {
     while (std::getline(traces, line)) ++rows;
     // Observations at steps 1, 5, 10, …, 40 (9 of them), 4 coordinates, 2 methods.
     EXPECT_EQ(rows, 9 * 4 * 2);
+    // dwells.csv: completed dwells only, each between two observations (1 … 39 steps), never
+    // more than the exits the summary counts.
+    double exits = 0;
+    for (const auto& r : result.runs) exits += r.final_metrics.at("exits");
+    std::ifstream dwells(result.run_dir + "/dwells.csv");
+    int dwell_rows = 0;
+    if (dwells) {
+        std::getline(dwells, line);
+        EXPECT_EQ(line, "method,seed,dwell");
+        while (std::getline(dwells, line)) {
+            const auto dwell = std::stoi(line.substr(line.rfind(',') + 1));
+            EXPECT_GE(dwell, 1);
+            EXPECT_LE(dwell, 39);
+            ++dwell_rows;
+        }
+    }
+    EXPECT_LE(dwell_rows, exits);
     std::filesystem::remove_all(out);
 }
 

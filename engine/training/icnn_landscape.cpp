@@ -1,0 +1,253 @@
+#include "training/icnn_landscape.h"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <stdexcept>
+
+#include "core/errors.h"
+#include "data/dataset.h"
+#include "spec/experiment_spec.h"
+#include "training/icnn_trainer.h"
+
+namespace liftlab {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Trajectory {
+    std::vector<int64_t> steps;
+    torch::Tensor theta, lifted;  // T × P, T × Q (float64)
+};
+
+std::string trajectory_file(const std::string& run_dir, const std::string& label, uint64_t seed) {
+    return run_dir + "/trajectories/" + label + "_seed" + std::to_string(seed) + ".pt";
+}
+
+Trajectory load_trajectory(const std::string& file) {
+    std::vector<torch::Tensor> t;
+    try {
+        torch::load(t, file);
+    } catch (const c10::Error& e) {
+        throw DataError(file, 0, "not a LiftLab trajectory file (" + std::string(e.what_without_backtrace()) + ")");
+    }
+    if (t.size() != 3 || t[0].dim() != 1 || t[1].dim() != 2 || t[2].dim() != 2 ||
+        t[1].size(0) != t[0].size(0) || t[2].size(0) != t[0].size(0) || t[0].size(0) < 1)
+        throw DataError(file, 0, "expected {steps (T), theta (T × P), lifted (T × Q)}");
+    Trajectory out;
+    const auto steps = t[0].to(torch::kInt64).contiguous();
+    out.steps.assign(steps.data_ptr<int64_t>(), steps.data_ptr<int64_t>() + steps.numel());
+    out.theta = t[1].to(torch::kFloat64).contiguous();
+    out.lifted = t[2].to(torch::kFloat64).contiguous();
+    return out;
+}
+
+ExperimentSpec load_run_spec(const std::string& run_dir) {
+    const std::string path = run_dir + "/spec.json";
+    std::ifstream in(path);
+    if (!in) throw DataError(path, 0, "no spec.json here: is this a LiftLab run folder?");
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const std::exception& e) {
+        throw DataError(path, 0, std::string("not valid JSON: ") + e.what());
+    }
+    return parse_spec(j);
+}
+
+std::vector<std::vector<int64_t>> shapes_of(const std::vector<torch::Tensor>& tensors) {
+    std::vector<std::vector<int64_t>> out;
+    for (const auto& t : tensors) out.push_back(t.sizes().vec());
+    return out;
+}
+
+// Copies consecutive slices of the flat float64 vector `flat` into `params` (no autograd).
+void load_flat(const torch::Tensor& flat, std::vector<torch::Tensor>& params) {
+    torch::NoGradGuard no_grad;
+    int64_t at = 0;
+    for (auto& p : params) {
+        const int64_t n = p.numel();
+        p.copy_(flat.narrow(0, at, n).reshape(p.sizes()).to(p.dtype()));
+        at += n;
+    }
+}
+
+// Splits a flat θ-space vector into the constrained tensors (clamped ≥ 0) and loads the rest
+// into the unconstrained parameters.
+std::vector<torch::Tensor> split_theta(const torch::Tensor& flat,
+                                       const std::vector<std::vector<int64_t>>& constrained,
+                                       std::vector<torch::Tensor>& unconstrained,
+                                       torch::ScalarType dtype) {
+    std::vector<torch::Tensor> out;
+    int64_t at = 0;
+    for (const auto& shape : constrained) {
+        int64_t n = 1;
+        for (auto s : shape) n *= s;
+        out.push_back(flat.narrow(0, at, n).reshape(shape).clamp_min(0.0).to(dtype));
+        at += n;
+    }
+    load_flat(flat.narrow(0, at, flat.numel() - at), unconstrained);
+    return out;
+}
+
+}  // namespace
+
+std::vector<std::string> trajectory_labels(const std::string& run_dir, uint64_t seed) {
+    const auto spec = load_run_spec(run_dir);
+    std::vector<std::string> out;
+    for (const auto& m : spec.methods)
+        if (fs::exists(trajectory_file(run_dir, m.label, seed))) out.push_back(m.label);
+    return out;
+}
+
+RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions& options,
+                           const LandscapeProgress& progress) {
+    const auto t0 = std::chrono::steady_clock::now();
+    if (options.space != "theta" && options.space != "lifted")
+        throw std::invalid_argument("landscape space must be theta or lifted, not '" +
+                                    options.space + "'");
+    if (options.directions != "random" && options.directions != "pca" &&
+        options.directions != "delta-pca")
+        throw std::invalid_argument("landscape directions must be random, pca or delta-pca, not '" +
+                                    options.directions + "'");
+    const bool theta_space = options.space == "theta";
+    const int n = options.grid > 0 ? options.grid : (theta_space ? 41 : 25);
+    if (n < 2 || n > 401) throw std::invalid_argument("landscape grid must be 2 … 401 cells a side");
+    if (options.eval_samples < 1) throw std::invalid_argument("eval_samples must be ≥ 1");
+
+    const auto spec = load_run_spec(run_dir);
+    if (!is_icnn_task(spec.task.kind))
+        throw DataError(run_dir + "/spec.json", 0,
+                        "landscapes are for the ICNN tasks; this run is '" + spec.task.kind + "'");
+    const uint64_t seed = options.seed < 0 ? spec.seeds.front() : static_cast<uint64_t>(options.seed);
+    if (std::find(spec.seeds.begin(), spec.seeds.end(), seed) == spec.seeds.end())
+        throw std::invalid_argument("seed " + std::to_string(seed) + " is not a seed of this run");
+    const auto labels = trajectory_labels(run_dir, seed);
+    if (labels.empty())
+        throw DataError(run_dir + "/trajectories", 0,
+                        "no trajectories for seed " + std::to_string(seed) +
+                            " (run with diagnostics.checkpoint_every > 0, e.g. preset "
+                            "icnn-landscape)");
+    const std::string anchor = options.method.empty() ? labels.front() : options.method;
+    const MethodSpec* anchor_spec = nullptr;
+    for (const auto& m : spec.methods)
+        if (m.label == anchor) anchor_spec = &m;
+    if (!anchor_spec || std::find(labels.begin(), labels.end(), anchor) == labels.end())
+        throw std::invalid_argument("method '" + anchor + "' has no trajectory for seed " +
+                                    std::to_string(seed));
+
+    std::map<std::string, Trajectory> trajectories;
+    for (const auto& l : labels) trajectories[l] = load_trajectory(trajectory_file(run_dir, l, seed));
+    const Trajectory& own = trajectories.at(anchor);
+    const torch::Tensor& own_traj = theta_space ? own.theta : own.lifted;
+    const torch::Tensor center = own_traj[own_traj.size(0) - 1].clone();
+
+    // The model: the anchor's trainer on the run's data, its parameters overwritten per cell.
+    torch::NoGradGuard no_grad;
+    const Dataset data = make_dataset(spec.task);
+    IcnnTrainer trainer(spec, *anchor_spec, data, seed);
+    auto lifted = trainer.lifted_parameters();
+    auto unconstrained = trainer.unconstrained_parameters();
+    const auto& constrained_shapes = trainer.icnn()->constrained_shapes();
+    const auto dtype = lifted.front().scalar_type();
+
+    ParameterLayout layout;
+    if (theta_space) {
+        layout.shapes = constrained_shapes;
+        for (const auto& s : shapes_of(unconstrained)) layout.shapes.push_back(s);
+    } else {
+        layout.shapes = shapes_of(lifted);
+    }
+    if (layout.numel() != center.numel())
+        throw DataError(trajectory_file(run_dir, anchor, seed), 0,
+                        "checkpoint has " + std::to_string(center.numel()) +
+                            " parameters but the model of spec.json has " +
+                            std::to_string(layout.numel()));
+
+    PlaneDirections dirs;
+    if (options.directions == "random")
+        dirs = random_filter_normalised_directions(center, layout, options.direction_seed);
+    else if (options.directions == "pca")
+        dirs = pca_directions(own_traj);
+    else
+        dirs = delta_pca_directions(own_traj);
+
+    RunLandscape out;
+    out.space = options.space;
+    out.kind = dirs.kind;
+    out.method = anchor;
+    out.seed = seed;
+    out.parameters = center.numel();
+    // Trajectories on the plane: every method with the same θ dimension (θ-space), or the
+    // anchor alone (its lifted space is its own).
+    std::vector<torch::Tensor> all_coords;
+    for (const auto& [label, t] : trajectories) {
+        if (!theta_space && label != anchor) continue;
+        const torch::Tensor& traj = theta_space ? t.theta : t.lifted;
+        if (traj.size(1) != center.numel()) continue;  // e.g. softplus-wide
+        torch::Tensor residual;
+        const auto coords = project_onto_plane(traj, center, dirs, &residual);
+        auto& pts = out.trajectories[label];
+        for (int64_t i = 0; i < coords.size(0); ++i)
+            pts.push_back({coords[i][0].item<double>(), coords[i][1].item<double>()});
+        out.trajectory_steps[label] = t.steps;
+        out.max_residual[label] = residual.max().item<double>();
+        all_coords.push_back(coords);
+    }
+    const double min_half = options.directions == "random" ? 1.0 : 1e-3;
+    const LandscapeRange range = range_covering(torch::cat(all_coords), options.margin, min_half);
+
+    const int64_t n_eval = std::min<int64_t>(options.eval_samples, data.n_test());
+    const torch::Tensor x_eval = data.x_test.narrow(0, 0, n_eval);
+    const std::string tag = "icnn-landscape|" + options.space + "|" + anchor + "|seed" +
+                            std::to_string(seed) + "|eval" + std::to_string(n_eval) + "|" +
+                            spec.task.kind + "|" + std::to_string(spec.steps);
+    const std::string key = landscape_cache_key(center, dirs, range, n, n, tag);
+    auto safe = [](std::string s) {
+        for (auto& c : s)
+            if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_') c = '_';
+        return s;
+    };
+    out.cache_path = run_dir + "/landscapes/" + options.space + "_" + safe(anchor) + "_seed" +
+                     std::to_string(seed) + "_" + dirs.kind + "_" + std::to_string(n) + ".json";
+
+    // The loss of one flat parameter vector (float64, length P).
+    auto loss_of = [&](const torch::Tensor& p) -> double {
+        std::vector<torch::Tensor> theta;
+        if (theta_space) {
+            theta = split_theta(p, constrained_shapes, unconstrained, dtype);
+        } else {
+            load_flat(p, lifted);
+            theta = trainer.icnn()->strategy().readout(trainer.reference_pre_readout());
+        }
+        const double v = trainer.nll_with_weights(x_eval, theta).item<double>();
+        return std::isfinite(v) ? v : std::nan("");
+    };
+    out.center_loss = loss_of(center);
+
+    if (options.use_cache || options.cache_only) {
+        PlaneTrajectories cached_traj;
+        std::string kind;
+        if (load_landscape(out.cache_path, key, out.grid, cached_traj, &kind)) {
+            out.from_cache = true;
+            return out;
+        }
+        if (options.cache_only) return out;
+    }
+    const BatchLoss batch = [&](const torch::Tensor& params) {
+        auto losses = torch::empty({params.size(0)}, torch::kFloat64);
+        for (int64_t c = 0; c < params.size(0); ++c) losses[c] = loss_of(params[c]);
+        return losses;
+    };
+    out.grid = compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch,
+                                 progress);
+    save_landscape(out.cache_path, key, out.grid, dirs.kind, out.trajectories);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return out;
+}
+
+}  // namespace liftlab
