@@ -51,7 +51,7 @@ public:
     // Completed dwell times in steps (non-positive and non-finite entries are skipped);
     // replaces the method's previous histogram. Bins are shared by all methods.
     void setDwellTimes(const QString& method, const QVector<double>& dwells);
-    // The readout of the dwell legend: exits per coordinate-step in the shoulder, number of
+    // The readout in the key below the panels: exits per coordinate-step in the shoulder, number of
     // completed exits, median dwell (NaN: none completed).
     void setEscapeStats(const QString& method, double exitRate, int exits, double medianDwell);
     // Dwell histogram as each method's share of its completed dwells (default) or raw counts.
@@ -61,7 +61,7 @@ public:
     int traceCount() const { return traces_.size(); }
     int occupancyCount() const { return occupancy_.size(); }
     int dwellSeriesCount() const { return dwells_.size(); }
-    // "exit rate 2.10×10⁻³ · 57 exits · median dwell 140" ("" for a method without stats).
+    // "exit rate 2.14×10⁻³ · 412 exits · median dwell 61" ("" for a method without stats).
     QString statsText(const QString& method) const;
     QVector<double> dwellBinEdges() const { return dwellEdges_; }
     // Histogram heights of the method (share or count per bin, see setDwellNormalised).
