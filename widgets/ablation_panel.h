@@ -1,0 +1,58 @@
+// One bar per method for a scalar with a sign and a significance test, e.g. σ²_Jac (METHODS.md
+// Part 2, "Diagnostics"): the trace of the cross-covariance between the emitted weights θ̃_b and
+// the gradients g_b over probe batches. Theorem 1 says removing any one lifter ingredient makes it
+// vanish, so the panel shows each bar against a zero line, with ± sd error bars (e.g. the sd of
+// the permutation null) and its permutation p-value written beyond the bar's end; bars with
+// p < 0.05 get a bold label with a star. Values may be tiny (10⁻⁴) and of either sign.
+#pragma once
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+class QCustomPlot;
+class QCPTextElement;
+
+namespace liftlab {
+
+class AblationPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit AblationPanel(QWidget* parent = nullptr);
+
+    void setTitle(const QString& title);
+    void setValueLabel(const QString& label);  // y axis, e.g. "σ²_Jac"
+    // Replaces a previous bar of that method (which keeps its place); new methods go right.
+    // A non-finite value is ignored; a non-finite or negative sd draws no error bar; a NaN p
+    // (or one outside [0, 1]) draws no label.
+    void setBar(const QString& method, double value, double errorSd, double pValue);
+    // Grey line under the plot explaining the marks (default: error bars ± sd · * p < 0.05);
+    // empty hides it.
+    void setNote(const QString& note);
+
+    void clear();
+    int barCount() const { return bars_.size(); }
+    // "p = 0.005", "p < 0.001", "p = 1" ("" for an unknown method or no p).
+    QString pLabel(const QString& method) const;
+    // Whether the method's bar is marked as significant (p < 0.05).
+    bool isSignificant(const QString& method) const;
+    static QString formatP(double p);
+
+    bool exportTo(const QString& path, int width, int height);
+    QCustomPlot* plot() const { return plot_; }
+
+private:
+    struct Bar {
+        QString method;
+        double value = 0;
+        double sd = 0;
+        double p = 0;
+    };
+    void redraw();
+
+    QCustomPlot* plot_;
+    QCPTextElement* title_ = nullptr;
+    QCPTextElement* note_ = nullptr;
+    QVector<Bar> bars_;
+};
+
+}  // namespace liftlab
