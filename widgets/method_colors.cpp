@@ -10,9 +10,22 @@ namespace {
 
 // The tab10 palette in its usual order: distinct hues, readable on white.
 const std::pair<const char*, QRgb> kPalette[] = {
-    {"sgd", 0x1f77b4},      {"adam", 0xff7f0e},    {"cf-ridge", 0x2ca02c}, {"cf-prox", 0xd62728},
-    {"ce", 0x9467bd},       {"cf-full", 0x8c564b}, {"cf-rls", 0xe377c2},   {"pgd", 0x7f7f7f},
-    {"softplus", 0xbcbd22}, {"lifter", 0x17becf},
+    {"sgd", 0x1f77b4},
+    {"adam", 0xff7f0e},
+    {"cf-ridge", 0x2ca02c},
+    {"cf-prox", 0xd62728},
+    {"ce", 0x9467bd},
+    {"cf-full", 0x8c564b},
+    {"cf-rls", 0xe377c2},
+    {"pgd", 0x7f7f7f},
+    {"softplus", 0xbcbd22},
+    {"lifter", 0x17becf},
+    // The lifter ablations are compared with each other (icnn-ablation): distinct hues, reused
+    // from the closed-form family, which never shares a plot with them.
+    {"lifter-noslack", 0x9467bd},
+    {"lifter-nobody", 0x8c564b},
+    {"lifter-decoupled", 0xe377c2},
+    {"softplus-wide", 0x6b6b10},
 };
 
 // FNV-1a: a fixed hash, so the fallback colour does not change between runs.

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "cli_commands.h"
+#include "landscape_figure.h"
 
 namespace {
 
@@ -18,6 +19,10 @@ constexpr const char* kUsage = R"(usage:
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--set key=value ...] [--seeds N] [--steps N]
                                    [--format png|svg|pdf]
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
+  liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]
+                                [--directions random|pca|delta-pca] [--direction-seed S]
+                                [--format png|svg|pdf]
+                                   loss landscapes of an ICNN run (cached in RUN_DIR/landscapes)
 )";
 
 int usage_error(const QString& msg) {
@@ -52,8 +57,17 @@ int main(int argc, char** argv) {
     QCommandLineOption seeds("seeds", "Run seeds 0..N-1.", "N");
     QCommandLineOption steps("steps", "Override the number of steps.", "N");
     QCommandLineOption format("format", "Figure format: png, svg or pdf.", "FMT", "png");
-    parser.addOptions({help, out, set, seeds, steps, format});
-    parser.addPositionalArgument("command", "list | run | report");
+    QCommandLineOption method("method", "Landscape: the centre method's label.", "LABEL");
+    QCommandLineOption seed("seed", "Landscape: the run seed.", "K");
+    QCommandLineOption grid("grid", "Landscape: cells per side.", "N");
+    QCommandLineOption space("space", "Landscape: theta, lifted or both.", "SPACE", "both");
+    QCommandLineOption directions("directions", "Landscape: random, pca or delta-pca.", "KIND",
+                                  "pca");
+    QCommandLineOption direction_seed("direction-seed", "Landscape: seed of random directions.",
+                                      "S", "0");
+    parser.addOptions({help, out, set, seeds, steps, format, method, seed, grid, space, directions,
+                       direction_seed});
+    parser.addPositionalArgument("command", "list | run | report | landscape");
     if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     const QStringList pos = parser.positionalArguments();
     if (parser.isSet(help) || pos.isEmpty()) {
@@ -76,6 +90,29 @@ int main(int argc, char** argv) {
         if (pos.size() != 2) return usage_error("report needs one RUN_DIR");
         return liftlab::cli::command_report(pos[1].toStdString(),
                                             parser.value(format).toStdString());
+    }
+    if (command == "landscape") {
+        if (pos.size() != 2) return usage_error("landscape needs one RUN_DIR");
+        liftlab::cli::LandscapeFigureArgs args;
+        args.run_dir = pos[1].toStdString();
+        args.method = parser.value(method).toStdString();
+        bool ok = true;
+        if (parser.isSet(seed)) {
+            args.seed = parser.value(seed).toLongLong(&ok);
+            if (!ok || args.seed < 0) return usage_error("--seed needs a non-negative integer");
+        }
+        if (parser.isSet(grid)) {
+            args.grid = parser.value(grid).toInt(&ok);
+            if (!ok || args.grid < 2) return usage_error("--grid needs an integer ≥ 2");
+        }
+        args.direction_seed = parser.value(direction_seed).toULongLong(&ok);
+        if (!ok) return usage_error("--direction-seed needs a non-negative integer");
+        args.space = parser.value(space).toStdString();
+        if (args.space != "theta" && args.space != "lifted" && args.space != "both")
+            return usage_error("--space must be theta, lifted or both");
+        args.directions = parser.value(directions).toStdString();
+        args.format = parser.value(format).toStdString();
+        return liftlab::cli::command_landscape(args);
     }
     if (command == "run") {
         if (pos.size() != 2) return usage_error("run needs one PRESET or SPEC.json");

@@ -2,15 +2,22 @@
 
 #include <QString>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
+#include "ablation_panel.h"
 #include "core/errors.h"
+#include "escape_panel.h"
+#include "histogram_panel.h"
+#include "landscape_figure.h"
 #include "loss_curve_panel.h"
 #include "run/run_store.h"
 #include "scatter_panel.h"
@@ -27,8 +34,10 @@ constexpr int kWidth = 900, kHeight = 560;
 
 // Metrics drawn as curves over training, and whether their y axis is logarithmic.
 const std::vector<std::pair<std::string, bool>> kCurveMetrics = {
-    {"test_loss", true},   {"train_loss", true}, {"train_set_loss", true}, {"test_accuracy", false},
-    {"test_rel_l2", true}, {"kappa", true},      {"eff_rank", false}};
+    {"test_loss", true},      {"train_loss", true},  {"train_set_loss", true},
+    {"test_accuracy", false}, {"test_rel_l2", true}, {"kappa", true},
+    {"eff_rank", false},      {"tv", true},          {"log_z", false},
+    {"ess_fraction", false}};
 
 std::string run_title(const std::string& run_dir) {
     std::string title = fs::path(run_dir).filename().string();
@@ -71,6 +80,180 @@ std::map<std::string, std::map<int, QVector<double>>> read_spectra(const std::st
     return out;
 }
 
+// Rows of a small CSV with a header line, split on commas (cut-off last rows skipped).
+std::vector<std::vector<std::string>> read_csv_rows(const std::string& path, size_t columns) {
+    std::vector<std::vector<std::string>> out;
+    std::ifstream in(path);
+    if (!in) return out;
+    std::string line;
+    std::getline(in, line);
+    while (std::getline(in, line)) {
+        std::vector<std::string> cells;
+        std::stringstream ss(line);
+        std::string cell;
+        while (std::getline(ss, cell, ',')) cells.push_back(cell);
+        if (cells.size() == columns) out.push_back(std::move(cells));
+    }
+    return out;
+}
+
+double median_of(std::vector<double> v) {
+    if (v.empty()) return NAN;
+    std::sort(v.begin(), v.end());
+    const size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Final metrics per method over seeds, in the order of summary.json: method → metric → values.
+std::vector<std::pair<std::string, std::map<std::string, std::vector<double>>>> final_by_method(
+    const std::string& run_dir) {
+    std::vector<std::pair<std::string, std::map<std::string, std::vector<double>>>> out;
+    std::ifstream in(run_dir + "/summary.json");
+    if (!in) return out;
+    const auto summary = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (!summary.is_object() || !summary.contains("runs")) return out;
+    for (const auto& r : summary["runs"]) {
+        const std::string method = r.value("method", "?");
+        auto it = std::find_if(out.begin(), out.end(), [&](auto& p) { return p.first == method; });
+        if (it == out.end()) {
+            out.push_back({method, {}});
+            it = out.end() - 1;
+        }
+        const nlohmann::json final_metrics = r.value("final", nlohmann::json::object());
+        for (const auto& [k, v] : final_metrics.items())
+            if (v.is_number()) it->second[k].push_back(v.get<double>());
+    }
+    return out;
+}
+
+using MetricData = std::map<std::string, std::map<std::string, std::map<int, std::vector<double>>>>;
+
+// ICNN-family figures (METHODS.md Part 2): σ²_Jac bars, escape dynamics, final-loss (basin)
+// histograms over seeds, and every cached landscape.
+void render_icnn_figures(const std::string& run_dir, const std::string& title,
+                         const MetricData& data, const std::vector<std::string>& method_order,
+                         const std::function<std::string(const std::string&)>& out_path,
+                         std::vector<std::string>& written) {
+    {
+        std::ifstream spec_in(run_dir + "/spec.json");
+        const auto spec = nlohmann::json::parse(spec_in, nullptr, /*allow_exceptions=*/false);
+        const std::string kind =
+            spec.is_object() && spec.contains("task") ? spec["task"].value("kind", "") : "";
+        if (kind.rfind("icnn-", 0) != 0 && kind.rfind("cpflow-", 0) != 0) return;
+    }
+    const auto finals = final_by_method(run_dir);
+    auto mean_of = [](const std::vector<double>& v) {
+        double m = 0;
+        for (double x : v) m += x;
+        return v.empty() ? NAN : m / v.size();
+    };
+    auto sd_of = [&](const std::vector<double>& v) {
+        if (v.size() < 2) return 0.0;
+        const double m = mean_of(v);
+        double s2 = 0;
+        for (double x : v) s2 += (x - m) * (x - m);
+        return std::sqrt(s2 / (v.size() - 1));
+    };
+
+    // σ²_Jac per architecture: bar = mean over seeds, error = the permutation null's sd (one
+    // seed) or the sd over seeds, label = the median permutation p-value over seeds.
+    for (const auto& [metric, pmetric, label] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"sigma2_jac", "p_value", "σ²_Jac at a fixed iterate"},
+             {"sigma2_jac_emitted", "p_value_emitted", "σ²_Jac at each batch's emitted iterate"}}) {
+        AblationPanel bars;
+        for (const auto& [method, m] : finals) {
+            auto it = m.find(metric);
+            if (it == m.end() || it->second.empty()) continue;
+            double err = sd_of(it->second);
+            if (it->second.size() == 1 && m.count("sigma2_jac_null_sd") && metric == "sigma2_jac")
+                err = m.at("sigma2_jac_null_sd").front();
+            const double p = m.count(pmetric) ? median_of(m.at(pmetric)) : NAN;
+            bars.setBar(QString::fromStdString(method), mean_of(it->second), err, p);
+        }
+        if (bars.barCount() == 0) continue;
+        bars.setTitle(QString::fromStdString(title + " — " + label));
+        bars.setValueLabel("σ²_Jac = tr Cov(θ̃_b, g_b)");
+        if (bars.exportTo(QString::fromStdString(out_path(metric)), kWidth, kHeight))
+            written.push_back(out_path(metric));
+    }
+
+    // Escape dynamics: traces (first seed), occupancy over training (mean over seeds), pooled
+    // dwell times, exit statistics.
+    const auto trace_rows = read_csv_rows(run_dir + "/traces.csv", 5);
+    const auto dwell_rows = read_csv_rows(run_dir + "/dwells.csv", 3);
+    auto occ = data.find("shoulder_occupancy");
+    if (!trace_rows.empty() || !dwell_rows.empty() || occ != data.end()) {
+        EscapePanel escape;
+        escape.setTitle(QString::fromStdString(title + " — readout-shoulder escape"));
+        std::map<std::string, std::string> first_seed;
+        std::map<std::pair<std::string, int>, std::pair<QVector<double>, QVector<double>>> traces;
+        for (const auto& r : trace_rows) {
+            if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
+            if (first_seed[r[1]] != r[2]) continue;
+            auto& t = traces[{r[1], std::stoi(r[3])}];
+            t.first.push_back(std::stod(r[0]));
+            t.second.push_back(std::stod(r[4]));
+        }
+        for (const auto& [key, t] : traces)
+            escape.addTrace(QString::fromStdString(key.first), key.second, t.first, t.second);
+        if (occ != data.end())
+            for (const auto& method : method_order) {
+                auto mit = occ->second.find(method);
+                if (mit == occ->second.end()) continue;
+                QVector<double> steps, frac;
+                for (const auto& [step, vals] : mit->second) {
+                    steps.push_back(step);
+                    frac.push_back(mean_of(vals));
+                }
+                escape.setOccupancy(QString::fromStdString(method), steps, frac);
+            }
+        std::map<std::string, QVector<double>> dwells;
+        for (const auto& r : dwell_rows) dwells[r[0]].push_back(std::stod(r[2]));
+        for (const auto& [method, d] : dwells)
+            escape.setDwellTimes(QString::fromStdString(method), d);
+        for (const auto& [method, m] : finals) {
+            if (!m.count("exit_rate")) continue;
+            double exits = 0;
+            for (double e : m.at("exits")) exits += e;
+            escape.setEscapeStats(QString::fromStdString(method), mean_of(m.at("exit_rate")),
+                                  static_cast<int>(exits),
+                                  m.count("median_dwell") ? median_of(m.at("median_dwell")) : NAN);
+        }
+        if (escape.exportTo(QString::fromStdString(out_path("escape")), 1200, 800))
+            written.push_back(out_path("escape"));
+    }
+
+    // Final test loss over seeds ("basins"): with several seeds, where does each method end?
+    {
+        HistogramPanel hist;
+        for (const auto& [method, m] : finals) {
+            auto it = m.find("test_loss");
+            if (it == m.end() || it->second.size() < 2) continue;
+            hist.setSamples(QString::fromStdString(method),
+                            QVector<double>(it->second.begin(), it->second.end()));
+        }
+        if (hist.seriesCount() > 0) {
+            hist.setTitle(QString::fromStdString(title + " — final test NLL over seeds"));
+            hist.setValueLabel("final test NLL (nats per sample)");
+            if (hist.exportTo(QString::fromStdString(out_path("final_loss_histogram")), kWidth,
+                              kHeight))
+                written.push_back(out_path("final_loss_histogram"));
+        }
+    }
+
+    // Landscapes already computed (liftlab-cli landscape): drawn from the cache, never computed.
+    for (auto args : cached_landscapes(run_dir)) {
+        args.format = fs::path(out_path("x")).extension().string().substr(1);
+        try {
+            const std::string f = render_landscape_figure(args);
+            if (!f.empty()) written.push_back(f);
+        } catch (const std::exception&) {
+            // A stale cache (e.g. the run's data can no longer be rebuilt) costs only its figure.
+        }
+    }
+}
+
 }  // namespace
 
 std::vector<std::string> render_report(const std::string& run_dir, const std::string& format) {
@@ -92,7 +275,7 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
     const fs::path fig_dir = fs::path(run_dir) / "figures";
     fs::create_directories(fig_dir);
     std::vector<std::string> written;
-    auto out_path = [&](const std::string& stem) {
+    const std::function<std::string(const std::string&)> out_path = [&](const std::string& stem) {
         return (fig_dir / (stem + "." + format)).string();
     };
 
@@ -198,6 +381,8 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
         if (scatter.exportTo(QString::fromStdString(out_path("gain_vs_kappa")), kWidth, kHeight))
             written.push_back(out_path("gain_vs_kappa"));
     }
+
+    render_icnn_figures(run_dir, title, data, method_order, out_path, written);
 
     // Final metrics: mean ± sd over seeds (the batch-size table of a batch sweep).
     if (fs::exists(fs::path(run_dir) / "summary.json")) {

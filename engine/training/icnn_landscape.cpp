@@ -33,7 +33,9 @@ Trajectory load_trajectory(const std::string& file) {
     try {
         torch::load(t, file);
     } catch (const c10::Error& e) {
-        throw DataError(file, 0, "not a LiftLab trajectory file (" + std::string(e.what_without_backtrace()) + ")");
+        throw DataError(
+            file, 0,
+            "not a LiftLab trajectory file (" + std::string(e.what_without_backtrace()) + ")");
     }
     if (t.size() != 3 || t[0].dim() != 1 || t[1].dim() != 2 || t[2].dim() != 2 ||
         t[1].size(0) != t[0].size(0) || t[2].size(0) != t[0].size(0) || t[0].size(0) < 1)
@@ -116,14 +118,16 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
                                     options.directions + "'");
     const bool theta_space = options.space == "theta";
     const int n = options.grid > 0 ? options.grid : (theta_space ? 41 : 25);
-    if (n < 2 || n > 401) throw std::invalid_argument("landscape grid must be 2 … 401 cells a side");
+    if (n < 2 || n > 401)
+        throw std::invalid_argument("landscape grid must be 2 … 401 cells a side");
     if (options.eval_samples < 1) throw std::invalid_argument("eval_samples must be ≥ 1");
 
     const auto spec = load_run_spec(run_dir);
     if (!is_icnn_task(spec.task.kind))
         throw DataError(run_dir + "/spec.json", 0,
                         "landscapes are for the ICNN tasks; this run is '" + spec.task.kind + "'");
-    const uint64_t seed = options.seed < 0 ? spec.seeds.front() : static_cast<uint64_t>(options.seed);
+    const uint64_t seed =
+        options.seed < 0 ? spec.seeds.front() : static_cast<uint64_t>(options.seed);
     if (std::find(spec.seeds.begin(), spec.seeds.end(), seed) == spec.seeds.end())
         throw std::invalid_argument("seed " + std::to_string(seed) + " is not a seed of this run");
     const auto labels = trajectory_labels(run_dir, seed);
@@ -141,7 +145,8 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
                                     std::to_string(seed));
 
     std::map<std::string, Trajectory> trajectories;
-    for (const auto& l : labels) trajectories[l] = load_trajectory(trajectory_file(run_dir, l, seed));
+    for (const auto& l : labels)
+        trajectories[l] = load_trajectory(trajectory_file(run_dir, l, seed));
     const Trajectory& own = trajectories.at(anchor);
     const torch::Tensor& own_traj = theta_space ? own.theta : own.lifted;
     const torch::Tensor center = own_traj[own_traj.size(0) - 1].clone();
@@ -243,8 +248,8 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
         for (int64_t c = 0; c < params.size(0); ++c) losses[c] = loss_of(params[c]);
         return losses;
     };
-    out.grid = compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch,
-                                 progress);
+    out.grid =
+        compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch, progress);
     save_landscape(out.cache_path, key, out.grid, dirs.kind, out.trajectories);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

@@ -70,7 +70,8 @@ TEST_F(IcnnLandscapeTest, CentreIsTheFinalTestLossInBothSpaces) {
             o.use_cache = false;
             const auto l = run_landscape(run_dir_, o);
             const double expected = final_loss_.at(method);
-            EXPECT_NEAR(l.center_loss, expected, 1e-4 * std::abs(expected)) << method << " " << space;
+            EXPECT_NEAR(l.center_loss, expected, 1e-4 * std::abs(expected))
+                << method << " " << space;
             ASSERT_EQ(l.grid.loss.size(), 9u);
             // Every cell is finite on this small model (θ is clamped ≥ 0 in θ-space).
             for (double v : l.grid.loss) EXPECT_TRUE(std::isfinite(v));
@@ -84,7 +85,7 @@ TEST_F(IcnnLandscapeTest, PcaPlaneHoldsTheAnchorTrajectoryAndOthersAreProjected)
     o.grid = 5;
     o.directions = "pca";
     const auto l = run_landscape(run_dir_, o);
-    ASSERT_EQ(l.trajectories.size(), 2u);  // lifter and pgd share θ-space
+    ASSERT_EQ(l.trajectories.size(), 2u);               // lifter and pgd share θ-space
     ASSERT_EQ(l.trajectories.at("lifter").size(), 3u);  // steps 0, 15, 30
     EXPECT_EQ(l.trajectory_steps.at("lifter"), (std::vector<int64_t>{0, 15, 30}));
     // The last checkpoint is the centre: (0, 0) exactly up to rounding.
