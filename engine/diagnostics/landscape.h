@@ -23,6 +23,8 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "diagnostics/landscape_types.h"
+
 #include <array>
 #include <cstdint>
 #include <functional>
@@ -77,10 +79,6 @@ torch::Tensor project_onto_plane(const torch::Tensor& trajectory, const torch::T
                                  const PlaneDirections& dirs,
                                  torch::Tensor* relative_residual = nullptr);
 
-struct LandscapeRange {
-    double alpha_min = -1, alpha_max = 1, beta_min = -1, beta_max = 1;
-};
-
 // Per axis: the interval spanned by the projected points and the origin (the centre of the plane),
 // widened by `margin` × its span on each side, then widened symmetrically to a half-width of at
 // least `min_half_width`. coords: T × 2 (T may be 0), finite. Throws std::invalid_argument for bad
@@ -88,22 +86,7 @@ struct LandscapeRange {
 LandscapeRange range_covering(const torch::Tensor& coords, double margin = 0.25,
                               double min_half_width = 1.0);
 
-struct LandscapeGrid {
-    int n_alpha = 0, n_beta = 0;
-    LandscapeRange range;
-    std::vector<double> loss;  // row-major [i_beta * n_alpha + i_alpha]; non-finite losses are NaN
-    double at(int i_alpha, int i_beta) const;  // throws std::out_of_range
-    double alpha(int i) const;  // alpha_min + i (alpha_max − alpha_min)/(n_alpha − 1)
-    double beta(int j) const;
-};
-
 using BatchLoss = std::function<torch::Tensor(const torch::Tensor& params)>;  // C × P → C losses
-using LandscapeProgress = std::function<bool(double fraction)>;               // false cancels
-
-class LandscapeCancelled : public std::runtime_error {
-public:
-    LandscapeCancelled() : std::runtime_error("landscape computation cancelled") {}
-};
 
 // loss(center + α d1 + β d2) on an n_alpha × n_beta grid over `range` (endpoints included). Cells
 // go in row-major order (α fastest) in batches of at most `cells_per_batch`, each one C × P matrix
@@ -123,8 +106,6 @@ LandscapeGrid compute_landscape(const torch::Tensor& center, const PlaneDirectio
 std::string landscape_cache_key(const torch::Tensor& center, const PlaneDirections& dirs,
                                 const LandscapeRange& range, int n_alpha, int n_beta,
                                 const std::string& tag);
-
-using PlaneTrajectories = std::map<std::string, std::vector<std::array<double, 2>>>;
 
 // JSON file {format, version, key, direction_kind, n_alpha, n_beta, range, loss (NaN as null),
 // trajectories: {label: [[α, β], ...]}}, written atomically (temporary file + rename); the parent

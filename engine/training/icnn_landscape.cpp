@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "core/errors.h"
+#include "diagnostics/landscape.h"
 #include "data/dataset.h"
 #include "spec/experiment_spec.h"
 #include "training/icnn_trainer.h"

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "diagnostics/landscape.h"
+#include "diagnostics/landscape_types.h"
 
 namespace liftlab {
 

@@ -1,0 +1,46 @@
+// Fills the lab's panels from a run folder (RunFolderData). Used by `liftlab-cli report` to
+// render figures and by the GUI to (re)open a run, so both show the same thing.
+#pragma once
+#include <QString>
+#include <functional>
+#include <string>
+
+#include "run_folder_data.h"
+
+namespace liftlab {
+
+class AblationPanel;
+class EscapePanel;
+class HistogramPanel;
+class LossCurvePanel;
+class ScatterPanel;
+
+// Mean over seeds of `metric` per method, with a mean ± sd band when there are several seeds.
+// Labels get `suffix` appended (comparing two runs: " [run name]"). Returns the series added.
+int feedCurves(LossCurvePanel& panel, const RunFolderData& run, const std::string& metric,
+               const QString& suffix = QString());
+// Whether a metric reads best on a log axis (losses, κ, TV) or a linear one.
+bool metricPrefersLogAxis(const std::string& metric);
+
+// Every recorded spectrum: add(method, step, σ) per spectrum (SpectrumPanel::addSpectrum or a
+// timeline's). Returns the number of spectra.
+int feedSpectra(const RunFolderData& run,
+                const std::function<void(const QString&, int, const QVector<double>&)>& add);
+
+// One-step gain of the closed form against κ of the batch features, with the bound κ² (λ → 0).
+// Returns the methods drawn.
+int feedGainScatter(ScatterPanel& panel, const RunFolderData& run);
+
+// σ²_Jac bars: mean over seeds; error = the permutation null's sd (one seed) or the sd over
+// seeds; label = the median p-value over seeds. `emitted` picks the emitted-iterate variant.
+// Returns the bars drawn.
+int feedAblation(AblationPanel& panel, const RunFolderData& run, bool emitted = false);
+
+// Traces (first seed), occupancy over steps (mean over seeds), pooled dwells, exit statistics.
+// Returns false when the run has none of them.
+bool feedEscape(EscapePanel& panel, const RunFolderData& run);
+
+// Final test loss over seeds per method (methods with ≥ 2 seeds). Returns the series drawn.
+int feedFinalLossHistogram(HistogramPanel& panel, const RunFolderData& run);
+
+}  // namespace liftlab

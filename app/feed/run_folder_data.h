@@ -1,0 +1,46 @@
+// A run folder read into plain values (DESIGN.md "Run store"): metrics.csv, spectra.csv,
+// traces.csv, dwells.csv, summary.json and spec.json. No Qt, no torch: the CLI report and the
+// GUI both start from this. Reading never modifies the folder; a file still being written is read
+// up to its last complete row.
+#pragma once
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace liftlab {
+
+struct RunFolderData {
+    std::string dir;
+    std::string name;                       // spec name (the preset), else the folder name
+    std::string title;                      // "name  (batch B, S seeds)"
+    std::string task_kind;                  // spec task.kind
+    std::string status;                     // summary.json status ("" without summary)
+    std::vector<std::string> method_order;  // labels in order of first appearance
+
+    // metric → method → step → values over seeds
+    std::map<std::string, std::map<std::string, std::map<int, std::vector<double>>>> metrics;
+    // method → step → singular values (first seed of the method)
+    std::map<std::string, std::map<int, std::vector<double>>> spectra;
+    // (method, coordinate) → (steps, values) of the first seed of the method
+    std::map<std::pair<std::string, int>, std::pair<std::vector<double>, std::vector<double>>>
+        traces;
+    // method → completed shoulder dwells in steps, every seed pooled
+    std::map<std::string, std::vector<double>> dwells;
+    // method → final metric → values over seeds, in summary order
+    std::vector<std::pair<std::string, std::map<std::string, std::vector<double>>>> finals;
+
+    bool icnn() const;  // an ICNN-family task (icnn-*, cpflow-*)
+    std::vector<std::string> metric_names() const;
+    const std::map<std::string, std::vector<double>>* final_of(const std::string& method) const;
+};
+
+// Throws DataError when `dir` has no readable metrics.csv (not a run folder); every other file is
+// optional.
+RunFolderData read_run_folder(const std::string& dir);
+
+double mean_of(const std::vector<double>& v);  // NaN for none
+double sd_of(const std::vector<double>& v);    // sample sd, 0 for fewer than two
+double median_of(std::vector<double> v);       // NaN for none
+
+}  // namespace liftlab
