@@ -6,6 +6,18 @@
 
 namespace liftlab {
 
+namespace {
+double g_pixelRatio = 1.0;
+}
+
+void setExportPixelRatio(double ratio) {
+    g_pixelRatio = ratio > 0 && ratio <= 8 ? ratio : 1.0;
+}
+
+double exportPixelRatio() {
+    return g_pixelRatio;
+}
+
 void applyLabStyle(QCustomPlot* plot) {
     plot->setBackground(Qt::white);
     plot->setNoAntialiasingOnDrag(true);
@@ -56,7 +68,7 @@ bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
     const QString ext = QFileInfo(path).suffix().toLower();
     bool ok = false;
     if (ext == QLatin1String("png")) {
-        ok = plot->savePng(path, width, height);
+        ok = plot->savePng(path, width, height, g_pixelRatio);
     } else if (ext == QLatin1String("pdf")) {
         ok = plot->savePdf(path, width, height);
     } else if (ext == QLatin1String("svg")) {

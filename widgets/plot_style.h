@@ -11,6 +11,11 @@ namespace liftlab {
 void applyLabStyle(QCustomPlot* plot);
 // Shows `title` in a bold row above the plot (`element` remembers that row); empty removes it.
 void setPlotTitle(QCustomPlot* plot, QCPTextElement*& element, const QString& title);
+// Device pixels per layout pixel of PNG exports (1 by default; 2 gives a 192-dpi image of a 96-dpi
+// layout: same look, sharper). SVG and PDF are vector formats and ignore it.
+void setExportPixelRatio(double ratio);
+double exportPixelRatio();
+
 // Writes the plot at width × height pixels; the format follows the extension (png, svg, pdf).
 bool exportPlot(QCustomPlot* plot, const QString& path, int width, int height,
                 const QString& title = QString());

@@ -1,12 +1,27 @@
 #include "main_window.h"
 
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
+#include <QDesktopServices>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QInputDialog>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPalette>
+#include <QStyleFactory>
+#include <QTimer>
+#include <QUrl>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDoubleValidator>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -27,11 +42,19 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
+#include <fstream>
 #include <limits>
+#include <qcustomplot.h>
 
 #include "core/errors.h"
 #include "loss_curve_panel.h"
 #include "method_colors.h"
+#include "panel_feed.h"
+#include "plot_style.h"
+#include "run_folder_data.h"
+#include "run_history_panel.h"
+#include "run_view.h"
+#include "training/icnn_landscape.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "training_session.h"
@@ -89,12 +112,59 @@ QLineEdit* scientificEdit(QWidget* parent) {
     return edit;
 }
 
+QSettings labSettings() {
+    return QSettings(QStringLiteral("LiftLab"), QStringLiteral("LiftLab"));
+}
+
+// The Landscape tab of `view` set to `dir` when it is an ICNN run with trajectories.
+void configureLandscape(RunView* view, const QString& dir) {
+    QList<quint64> seeds;
+    QStringList labels;
+    std::ifstream in((dir + QStringLiteral("/spec.json")).toStdString());
+    const auto spec = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+    if (spec.is_object())
+        for (const auto& s : spec.value("seeds", nlohmann::json::array()))
+            if (s.is_number_unsigned()) seeds << s.get<quint64>();
+    if (!seeds.isEmpty()) {
+        try {
+            for (const auto& l : trajectory_labels(dir.toStdString(), seeds.front()))
+                labels << QString::fromStdString(l);
+        } catch (const std::exception&) {
+            labels.clear();
+        }
+    }
+    view->setLandscapeRun(labels.isEmpty() ? QString() : dir, labels, seeds);
+}
+
+QPalette darkLabPalette() {
+    QPalette p;
+    const QColor window(45, 47, 52), base(32, 34, 38), text(225, 226, 228), mid(70, 72, 78);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Mid, mid);
+    p.setColor(QPalette::Highlight, QColor(42, 130, 218));
+    p.setColor(QPalette::HighlightedText, Qt::white);
+    p.setColor(QPalette::Link, QColor(100, 170, 255));
+    for (auto role : {QPalette::WindowText, QPalette::Text, QPalette::ButtonText})
+        p.setColor(QPalette::Disabled, role, QColor(128, 128, 128));
+    return p;
+}
+
 }  // namespace
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new TrainingSession(this)) {
     setWindowTitle(tr("LiftLab"));
 
-    curvePanel_ = new LossCurvePanel(this);
+    view_ = new RunView(this);
+    curvePanel_ = view_->curves();
     shownMetric_ = kShownMetric;
     curvePanel_->setMetric(kShownMetric);
     curvePanel_->setLogY(true);
@@ -106,7 +176,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     scroll->setFrameShape(QFrame::NoFrame);
     scroll->setMinimumWidth(280);
     splitter_->addWidget(scroll);
-    splitter_->addWidget(curvePanel_);
+    splitter_->addWidget(view_);
     splitter_->setStretchFactor(0, 0);
     splitter_->setStretchFactor(1, 1);
     splitter_->setSizes({300, 900});
@@ -119,22 +189,75 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     progressBar_->setValue(0);
     progressBar_->setMaximumWidth(220);
     statusBar()->addWidget(statusLabel_, 1);
+    cancelButton_ = new QPushButton(tr("Cancel"), this);
+    cancelButton_->setObjectName(QStringLiteral("statusCancel"));
+    cancelButton_->setToolTip(tr("Stop the run, or the landscape being computed"));
+    connect(cancelButton_, &QPushButton::clicked, this, [this] {
+        stopRun();
+        view_->cancelLandscape();
+    });
     statusBar()->addPermanentWidget(progressBar_);
+    statusBar()->addPermanentWidget(cancelButton_);
+
+    historyPanel_ = new RunHistoryPanel(this);
+    historyDock_ = new QDockWidget(tr("Run history"), this);
+    historyDock_->setObjectName(QStringLiteral("historyDock"));
+    historyDock_->setWidget(historyPanel_);
+    addDockWidget(Qt::BottomDockWidgetArea, historyDock_);
+    connect(historyPanel_, &RunHistoryPanel::openRequested, this,
+            [this](const QString& dir) { openRun(dir); });
+    connect(historyPanel_, &RunHistoryPanel::compareRequested, this,
+            [this](const QString& a, const QString& b) { openRun(a, b); });
+    connect(historyPanel_, &RunHistoryPanel::revealRequested, this, [](const QString& dir) {
+        QDesktopServices::openUrl(QUrl::fromLocalFile(dir));
+    });
+    setAcceptDrops(true);
+
+    connect(view_, &RunView::landscapeProgress, this, [this](double f) {
+        if (session_->isRunning()) return;  // the run's progress has the bar
+        progressBar_->setValue(static_cast<int>(f * kProgressScale + 0.5));
+        cancelButton_->setEnabled(true);
+        showMessage(tr("Computing landscapes — %1 %").arg(static_cast<int>(f * 100)));
+    });
+    connect(view_, &RunView::landscapeDone, this, [this](const QString& message, bool ok) {
+        if (session_->isRunning()) return;
+        cancelButton_->setEnabled(false);
+        showMessage(message, !ok && message.contains(tr("failed")));
+    });
 
     connect(session_, &TrainingSession::pointsArrived, this, &MainWindow::onPoints);
+    connect(session_, &TrainingSession::spectraArrived, view_, &RunView::addSpectra);
+    connect(session_, &TrainingSession::tracesArrived, view_, &RunView::addTraces);
+    connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
+        pauseButton_->setText(paused ? tr("Resume") : tr("Pause"));
+        pauseAction_->setText(paused ? tr("&Resume") : tr("&Pause"));
+        if (paused) showMessage(tr("Paused at step %L1 — Resume goes on, Stop ends.").arg(lastStep_));
+        else showMessage(progressText());
+    });
     connect(session_, &TrainingSession::statusChanged, this, &MainWindow::onStatus);
     connect(session_, &TrainingSession::progress, this, &MainWindow::onProgress);
     connect(session_, &TrainingSession::finished, this, &MainWindow::onFinished);
     connect(session_, &TrainingSession::failed, this, &MainWindow::onFailed);
 
-    QSettings settings(QStringLiteral("LiftLab"), QStringLiteral("LiftLab"));
+    buildMenus();
+    QSettings settings = labSettings();
     if (!restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray()))
-        resize(1280, 800);
+        resize(1400, 900);
+    restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
     splitter_->restoreState(settings.value(QStringLiteral("window/splitter")).toByteArray());
+    const QString lastOut = settings.value(QStringLiteral("paths/output")).toString();
+    if (!lastOut.isEmpty()) outDirEdit_->setText(lastOut);
+    setExportDpi(settings.value(QStringLiteral("export/dpi"), 144).toInt());
+    view_->setSmoothing(settings.value(QStringLiteral("plots/smoothing"), 0.0).toDouble());
+    setDarkPalette(settings.value(QStringLiteral("view/dark"), false).toBool());
+    historyPanel_->setRoot(outDirEdit_->text());
+    connect(outDirEdit_, &QLineEdit::editingFinished, this,
+            [this] { historyPanel_->setRoot(outDirEdit_->text()); });
 
     onPresetChanged(presetCombo_->currentIndex());
     setRunning(false);
-    showMessage(tr("Ready. Pick a preset and press Start."));
+    showMessage(tr("Ready. Pick a preset and press Start, or open a run from the history."));
+    restoreSession();
 }
 
 MainWindow::~MainWindow() {
@@ -238,9 +361,34 @@ QWidget* MainWindow::buildForm() {
     startButton_->setDefault(true);
     stopButton_ = new QPushButton(tr("Stop"), panel);
     stopButton_->setObjectName(QStringLiteral("stop"));
+    queueButton_ = new QPushButton(tr("Queue"), panel);
+    queueButton_->setObjectName(QStringLiteral("queue"));
+    queueButton_->setToolTip(tr("Add this experiment to the run queue (starts now if idle)"));
+    pauseButton_ = new QPushButton(tr("Pause"), panel);
+    pauseButton_->setObjectName(QStringLiteral("pause"));
     buttons->addWidget(startButton_);
+    buttons->addWidget(queueButton_);
+    buttons->addWidget(pauseButton_);
     buttons->addWidget(stopButton_);
     column->addLayout(buttons);
+    queueList_ = new QListWidget(panel);
+    queueList_->setObjectName(QStringLiteral("queueList"));
+    queueList_->setMaximumHeight(90);
+    queueList_->setToolTip(tr("Queued experiments, run in order; Delete removes the selected one"));
+    auto* removeQueued = new QAction(tr("Remove from queue"), queueList_);
+    removeQueued->setShortcut(QKeySequence::Delete);
+    removeQueued->setShortcutContext(Qt::WidgetShortcut);
+    queueList_->addAction(removeQueued);
+    queueList_->setContextMenuPolicy(Qt::ActionsContextMenu);
+    connect(removeQueued, &QAction::triggered, this, [this] {
+        const int row = queueList_->currentRow();
+        if (row < 0 || row >= queue_.size()) return;
+        queue_.remove(row);
+        refreshQueueView();
+    });
+    column->addWidget(queueList_);
+    connect(queueButton_, &QPushButton::clicked, this, [this] { queueRun(); });
+    connect(pauseButton_, &QPushButton::clicked, this, &MainWindow::togglePause);
     column->addStretch(1);
 
     connect(presetCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
@@ -323,12 +471,11 @@ void MainWindow::setMethodChecked(const QString& label, bool checked) {
         if (box->text() == label) box->setChecked(checked);
 }
 
-void MainWindow::startRun() {
-    if (session_->isRunning()) return;
+bool MainWindow::buildSpec(nlohmann::json* out, QString* title) {
     const Preset* preset = findPreset(presetCombo_->currentText());
     if (!preset) {
         showMessage(tr("Pick a preset first."), /*error=*/true);
-        return;
+        return false;
     }
 
     bool lambdaOk = true, betaOk = true;
@@ -336,11 +483,11 @@ void MainWindow::startRun() {
     const double beta = QLocale::c().toDouble(betaEdit_->text().trimmed(), &betaOk);
     if (lambdaEdit_->isEnabled() && !lambdaOk) {
         showMessage(tr("λ: enter a number such as 1 or 1e-2."), true);
-        return;
+        return false;
     }
     if (betaEdit_->isEnabled() && !betaOk) {
         showMessage(tr("β: enter a number such as 1e-3."), true);
-        return;
+        return false;
     }
 
     nlohmann::json j = preset->spec;
@@ -363,7 +510,7 @@ void MainWindow::startRun() {
     }
     if (methods.empty()) {
         showMessage(tr("Tick at least one method to run."), /*error=*/true);
-        return;
+        return false;
     }
     j["methods"] = methods;
 
@@ -373,17 +520,75 @@ void MainWindow::startRun() {
     } catch (const std::exception& e) {
         // SpecError names the key: "spec key 'batch_size': is larger than task.n_train (4096)".
         showMessage(tr("Cannot start: %1").arg(QString::fromStdString(e.what())), true);
-        return;
+        return false;
     }
-
-    const QString outDir = outDirEdit_->text().trimmed();
-    curvePanel_->clear();
     const QString setting = spec.sweep.key.empty()
                                 ? tr("batch %1").arg(spec.batch_size)
                                 : tr("sweep over %1").arg(QString::fromStdString(spec.sweep.key));
-    runTitle_ =
+    *title =
         tr("%1 — %2, seed %3").arg(presetCombo_->currentText(), setting).arg(seedSpin_->value());
+    *out = j;
+    return true;
+}
+
+void MainWindow::startRun() {
+    if (session_->isRunning()) return;
+    nlohmann::json j;
+    QString title;
+    if (!buildSpec(&j, &title)) return;
+    startSpec(j, outDirEdit_->text().trimmed(), title);
+}
+
+bool MainWindow::queueRun() {
+    nlohmann::json j;
+    QString title;
+    if (!buildSpec(&j, &title)) return false;
+    if (!session_->isRunning()) {
+        startSpec(j, outDirEdit_->text().trimmed(), title);
+        return true;
+    }
+    queue_.push_back({j, outDirEdit_->text().trimmed(), title});
+    refreshQueueView();
+    showMessage(tr("Queued %1 (%2 waiting).").arg(title).arg(queue_.size()));
+    return true;
+}
+
+int MainWindow::queuedRuns() const {
+    return queue_.size();
+}
+
+void MainWindow::refreshQueueView() {
+    queueList_->clear();
+    for (const auto& q : std::as_const(queue_)) queueList_->addItem(q.title);
+    queueList_->setVisible(!queue_.isEmpty());
+    saveSession();
+}
+
+void MainWindow::startNextQueued() {
+    if (session_->isRunning() || queue_.isEmpty()) return;
+    const QueuedRun next = queue_.takeFirst();
+    refreshQueueView();
+    startSpec(next.spec, next.outDir, next.title);
+}
+
+void MainWindow::startSpec(const nlohmann::json& j, const QString& outDir, const QString& title) {
+    ExperimentSpec spec;
+    try {
+        spec = parse_spec(j);
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot start: %1").arg(QString::fromStdString(e.what())), true);
+        return;
+    }
+    opened_.reset();
+    compared_.reset();
+    openedRun_.clear();
+    curvePanel_->clear();
+    runTitle_ = title;
+    curvePanel_->setMetric(shownMetric_);
+    curvePanel_->setLogY(metricPrefersLogAxis(shownMetric_.toStdString()));
     curvePanel_->setTitle(runTitle_);
+    view_->beginRun(runTitle_);
+    view_->setLandscapeRun(QString(), {}, {});
     history_.clear();
     seriesNotes_.clear();
     // Legend in the spec's order, from the first tick on (a sweep's labels come as they arrive).
@@ -397,7 +602,15 @@ void MainWindow::startRun() {
     progressBar_->setValue(0);
     if (!session_->start(spec, outDir)) return;
     setRunning(true);
-    showMessage(tr("Starting %1…").arg(presetCombo_->currentText()));
+    showMessage(tr("Starting %1…").arg(title));
+}
+
+void MainWindow::togglePause() {
+    if (!session_->isRunning()) return;
+    if (session_->isPaused())
+        session_->resume();
+    else
+        session_->pause();
 }
 
 void MainWindow::stopRun() {
@@ -415,6 +628,13 @@ void MainWindow::setRunning(bool running) {
     form_->setEnabled(!running);
     startButton_->setEnabled(!running);
     stopButton_->setEnabled(running);
+    pauseButton_->setEnabled(running);
+    pauseButton_->setText(tr("Pause"));
+    if (pauseAction_) {
+        pauseAction_->setEnabled(running);
+        pauseAction_->setText(tr("&Pause"));
+    }
+    cancelButton_->setEnabled(running);
 }
 
 void MainWindow::showMessage(const QString& text, bool error) {
@@ -435,6 +655,7 @@ QString MainWindow::progressText() const {
 
 void MainWindow::onPoints(const QVector<SessionPoint>& points) {
     history_ += points;
+    view_->addPoints(points);
     for (const auto& p : points)
         if (metricCombo_->findText(p.metric) < 0) metricCombo_->addItem(p.metric);
     appendToPanel(points);
@@ -447,16 +668,31 @@ void MainWindow::showMetric(const QString& metric) {
         if (metricCombo_->findText(metric) < 0) metricCombo_->addItem(metric);
         metricCombo_->setCurrentText(metric);
     }
-    // Accuracies, ranks and fractions read better on a linear axis; losses and κ on a log one.
-    static const QStringList kLinear = {QStringLiteral("test_accuracy"), QStringLiteral("eff_rank"),
-                                        QStringLiteral("solve_fraction"), QStringLiteral("time_s")};
+    redrawCurves();
+}
+
+void MainWindow::redrawCurves() {
+    const std::string metric = shownMetric_.toStdString();
     curvePanel_->clear();
-    curvePanel_->setMetric(metric);
-    curvePanel_->setLogY(!kLinear.contains(metric));
+    curvePanel_->setMetric(shownMetric_);
+    curvePanel_->setLogY(metricPrefersLogAxis(metric));
     curvePanel_->setTitle(runTitle_);
-    appendToPanel(history_);
-    for (auto it = seriesNotes_.cbegin(); it != seriesNotes_.cend(); ++it)
-        curvePanel_->setSeriesNote(it.key(), it.value());
+    if (opened_) {
+        const QString suffixA =
+            compared_ ? QStringLiteral(" [%1]").arg(QString::fromStdString(opened_->name))
+                      : QString();
+        feedCurves(*curvePanel_, *opened_, metric, suffixA);
+        if (compared_) {
+            QString nameB = QString::fromStdString(compared_->name);
+            if (nameB == QString::fromStdString(opened_->name))
+                nameB = QFileInfo(QString::fromStdString(compared_->dir)).fileName();
+            feedCurves(*curvePanel_, *compared_, metric, QStringLiteral(" [%1]").arg(nameB));
+        }
+    } else {
+        appendToPanel(history_);
+        for (auto it = seriesNotes_.cbegin(); it != seriesNotes_.cend(); ++it)
+            curvePanel_->setSeriesNote(it.key(), it.value());
+    }
     curvePanel_->rescale();
 }
 
@@ -513,7 +749,21 @@ void MainWindow::onFinished(const QString& status, const QString& runDir) {
         text += QLatin1Char(' ') + methodNotes_.join(QStringLiteral("; ")) + QLatin1Char('.');
     if (!runDir.isEmpty()) text += tr(" Run folder: %1").arg(QDir::toNativeSeparators(runDir));
     showMessage(text, /*error=*/status == QLatin1String("diverged"));
+    if (!runDir.isEmpty()) {
+        // Everything the run folder holds (σ²_Jac, dwells, seeds' spread) goes to the panels;
+        // the curves keep the live history.
+        try {
+            const RunFolderData run = read_run_folder(runDir.toStdString());
+            view_->showRun(run);
+            configureLandscape(view_, runDir);
+        } catch (const std::exception&) {
+            // A run folder that cannot be read back costs only the extra panels.
+        }
+        historyPanel_->refresh();
+        historyPanel_->selectRun(runDir);
+    }
     Q_EMIT runEnded(status != QLatin1String("diverged"));
+    QTimer::singleShot(0, this, &MainWindow::startNextQueued);
 }
 
 void MainWindow::onFailed(const QString& message) {
@@ -521,15 +771,260 @@ void MainWindow::onFailed(const QString& message) {
     progressBar_->setValue(0);
     showMessage(tr("Run failed: %1").arg(message), /*error=*/true);
     Q_EMIT runEnded(false);
+    QTimer::singleShot(0, this, &MainWindow::startNextQueued);
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
-    QSettings settings(QStringLiteral("LiftLab"), QStringLiteral("LiftLab"));
+    QSettings settings = labSettings();
     settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    settings.setValue(QStringLiteral("window/state"), saveState());
     settings.setValue(QStringLiteral("window/splitter"), splitter_->saveState());
+    settings.setValue(QStringLiteral("paths/output"), outDirEdit_->text());
+    settings.setValue(QStringLiteral("plots/smoothing"), view_->smoothing());
+    saveSession();
     // Closing mid-run stops the run; the session joins its thread when it is destroyed.
     session_->stop();
     QMainWindow::closeEvent(event);
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* open = file->addAction(tr("&Open run folder…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Open a run folder"),
+            labSettings().value(QStringLiteral("paths/open"), outDirEdit_->text()).toString());
+        if (dir.isEmpty()) return;
+        labSettings().setValue(QStringLiteral("paths/open"), QFileInfo(dir).path());
+        openRun(dir);
+    });
+    open->setShortcut(QKeySequence::Open);
+    file->addAction(tr("&Compare with run folder…"), this, [this] {
+        if (openedRun_.isEmpty()) {
+            showMessage(tr("Open a run first, then pick the run to compare it with."), true);
+            return;
+        }
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Compare with"), QFileInfo(openedRun_).path());
+        if (!dir.isEmpty()) openRun(openedRun_, dir);
+    });
+    file->addSeparator();
+    QAction* exportOne = file->addAction(tr("&Export panel…"), this, [this] {
+        const QString last = labSettings().value(QStringLiteral("paths/export")).toString();
+        const QString suggested =
+            QDir(last.isEmpty() ? QDir::currentPath() : last)
+                .filePath(view_->tabKey(view_->currentIndex()) + QStringLiteral(".png"));
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export panel"), suggested, tr("PNG (*.png);;SVG (*.svg);;PDF (*.pdf)"));
+        if (path.isEmpty()) return;
+        labSettings().setValue(QStringLiteral("paths/export"), QFileInfo(path).path());
+        if (exportCurrentPanel(path))
+            showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+        else
+            showMessage(tr("Could not write %1 (png, svg or pdf)").arg(path), true);
+    });
+    exportOne->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    QAction* exportAll = file->addAction(tr("Export &all panels…"), this, [this] {
+        const QString dir = QFileDialog::getExistingDirectory(
+            this, tr("Export every panel into"),
+            labSettings().value(QStringLiteral("paths/export"), QDir::currentPath()).toString());
+        if (dir.isEmpty()) return;
+        bool ok = false;
+        const QString format = QInputDialog::getItem(
+            this, tr("Format"), tr("Format of the figures"),
+            {QStringLiteral("png"), QStringLiteral("svg"), QStringLiteral("pdf")}, 0, false, &ok);
+        if (!ok) return;
+        labSettings().setValue(QStringLiteral("paths/export"), dir);
+        const QStringList files = exportAllPanels(dir, format);
+        showMessage(tr("Wrote %n figure(s) to %1", nullptr, files.size())
+                        .arg(QDir::toNativeSeparators(dir)),
+                    files.isEmpty());
+    });
+    exportAll->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    file->addAction(tr("Export curves as &CSV…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Export curves"),
+            QDir(labSettings().value(QStringLiteral("paths/export"), QDir::currentPath())
+                     .toString())
+                .filePath(shownMetric_ + QStringLiteral(".csv")),
+            tr("CSV (*.csv)"));
+        if (path.isEmpty()) return;
+        if (exportCurvesCsv(path))
+            showMessage(tr("Wrote %1").arg(QDir::toNativeSeparators(path)));
+        else
+            showMessage(tr("Could not write %1").arg(path), true);
+    });
+    QAction* copy = file->addAction(tr("Cop&y plot"), this, &MainWindow::copyPlotToClipboard);
+    copy->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C));
+    file->addAction(tr("Export &resolution…"), this, [this] {
+        bool ok = false;
+        const int dpi = QInputDialog::getInt(this, tr("PNG resolution"),
+                                             tr("Dots per inch of exported PNG figures"),
+                                             exportDpi_, 48, 600, 24, &ok);
+        if (ok) setExportDpi(dpi);
+    });
+    file->addSeparator();
+    QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    QAction* start = run->addAction(tr("&Start"), this, &MainWindow::startRun);
+    start->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    run->addAction(tr("Add to &queue"), this, [this] { queueRun(); })
+        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
+    pauseAction_ = run->addAction(tr("&Pause"), this, &MainWindow::togglePause);
+    pauseAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
+    pauseAction_->setEnabled(false);
+    QAction* stop = run->addAction(tr("S&top"), this, &MainWindow::stopRun);
+    stop->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    run->addSeparator();
+    run->addAction(tr("Compute &landscapes"), this, [this] {
+        view_->setCurrentIndex(RunView::LandscapeTab);
+        if (!view_->computeLandscape()) showMessage(view_->landscapeStatus(), true);
+    });
+
+    QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
+    for (int i = 0; i < RunView::TabCount; ++i) {
+        QAction* a = viewMenu->addAction(view_->tabText(i), this,
+                                         [this, i] { view_->setCurrentIndex(i); });
+        a->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
+    }
+    viewMenu->addSeparator();
+    viewMenu->addAction(historyDock_->toggleViewAction());
+    darkAction_ = viewMenu->addAction(tr("&Dark palette"));
+    darkAction_->setCheckable(true);
+    connect(darkAction_, &QAction::toggled, this, &MainWindow::setDarkPalette);
+}
+
+bool MainWindow::openRun(const QString& runDir, const QString& compareDir) {
+    if (session_->isRunning()) {
+        showMessage(tr("A run is going on: stop it (or wait) before opening another."), true);
+        return false;
+    }
+    std::shared_ptr<RunFolderData> a, b;
+    try {
+        a = std::make_shared<RunFolderData>(read_run_folder(runDir.toStdString()));
+        if (!compareDir.isEmpty())
+            b = std::make_shared<RunFolderData>(read_run_folder(compareDir.toStdString()));
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot open: %1").arg(QString::fromStdString(e.what())), true);
+        return false;
+    }
+    opened_ = a;
+    compared_ = b;
+    openedRun_ = runDir;
+    lastRunDir_ = runDir;
+    history_.clear();
+    seriesNotes_.clear();
+    runTitle_ = QString::fromStdString(a->title);
+    if (b) runTitle_ += tr(" vs %1").arg(QString::fromStdString(b->title));
+    for (const auto* run : {a.get(), b.get()})
+        if (run)
+            for (const auto& m : run->metric_names())
+                if (metricCombo_->findText(QString::fromStdString(m)) < 0)
+                    metricCombo_->addItem(QString::fromStdString(m));
+    if (!a->metrics.count(shownMetric_.toStdString())) shownMetric_ = kShownMetric;
+    metricCombo_->setCurrentText(shownMetric_);
+    redrawCurves();
+    view_->showRun(*a);
+    configureLandscape(view_, runDir);
+    progressBar_->setValue(0);
+    showMessage(b ? tr("Comparing %1 with %2").arg(QDir::toNativeSeparators(runDir),
+                                                   QDir::toNativeSeparators(compareDir))
+                  : tr("Opened %1 (%2)")
+                        .arg(QDir::toNativeSeparators(runDir),
+                             a->status.empty() ? tr("no summary: incomplete")
+                                               : QString::fromStdString(a->status)));
+    saveSession();
+    return true;
+}
+
+QSize MainWindow::exportSize() const {
+    const QWidget* w = view_->currentWidget();
+    return w ? w->size().expandedTo(QSize(640, 400)) : QSize(1000, 620);
+}
+
+bool MainWindow::exportCurrentPanel(const QString& path) {
+    const QSize size = exportSize();
+    return view_->exportTab(view_->currentIndex(), path, size.width(), size.height());
+}
+
+QStringList MainWindow::exportAllPanels(const QString& dir, const QString& format) {
+    const QSize size = exportSize();
+    return view_->exportAll(dir, format, size.width(), size.height());
+}
+
+bool MainWindow::exportCurvesCsv(const QString& path) {
+    return curvePanel_->exportCsv(path);
+}
+
+void MainWindow::copyPlotToClipboard() {
+    QCustomPlot* plot = view_->currentPlot();
+    if (!plot) return;
+    const QSize size = exportSize();
+    QApplication::clipboard()->setPixmap(
+        plot->toPixmap(size.width(), size.height(), exportDpi_ / 96.0));
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    showMessage(tr("Copied the %1 plot to the clipboard.").arg(view_->tabText(view_->currentIndex())));
+}
+
+void MainWindow::setExportDpi(int dpi) {
+    exportDpi_ = std::clamp(dpi, 48, 600);
+    setExportPixelRatio(exportDpi_ / 96.0);
+    labSettings().setValue(QStringLiteral("export/dpi"), exportDpi_);
+}
+
+void MainWindow::setDarkPalette(bool on) {
+    dark_ = on;
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(on ? darkLabPalette() : QApplication::style()->standardPalette());
+    if (darkAction_ && darkAction_->isChecked() != on) darkAction_->setChecked(on);
+    presetDescription_->setStyleSheet(on ? QStringLiteral("color: #aaa;")
+                                         : QStringLiteral("color: #555;"));
+    labSettings().setValue(QStringLiteral("view/dark"), on);
+    // Plots keep their light background: figures look the same on screen and on paper.
+}
+
+void MainWindow::saveSession() {
+    QSettings settings = labSettings();
+    QStringList queued;
+    for (const auto& q : std::as_const(queue_)) {
+        nlohmann::json j = {{"spec", q.spec},
+                            {"out_dir", q.outDir.toStdString()},
+                            {"title", q.title.toStdString()}};
+        queued << QString::fromStdString(j.dump());
+    }
+    settings.setValue(QStringLiteral("session/queue"), queued);
+    settings.setValue(QStringLiteral("session/opened"), openedRun_);
+}
+
+void MainWindow::restoreSession() {
+    QSettings settings = labSettings();
+    for (const QString& item : settings.value(QStringLiteral("session/queue")).toStringList()) {
+        const auto j = nlohmann::json::parse(item.toStdString(), nullptr, false);
+        if (!j.is_object() || !j.contains("spec")) continue;
+        queue_.push_back({j["spec"], QString::fromStdString(j.value("out_dir", "runs")),
+                          QString::fromStdString(j.value("title", "queued run"))});
+    }
+    refreshQueueView();
+    if (!queue_.isEmpty())
+        showMessage(tr("%n queued run(s) restored from the last session; Start or Queue runs "
+                       "them in order.",
+                       nullptr, queue_.size()));
+    const QString opened = settings.value(QStringLiteral("session/opened")).toString();
+    if (!opened.isEmpty() && QFileInfo::exists(opened + QStringLiteral("/metrics.csv")))
+        openRun(opened);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+    if (!RunHistoryPanel::runFolderFromMime(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+    const QString dir = RunHistoryPanel::runFolderFromMime(event->mimeData());
+    if (dir.isEmpty()) return;
+    event->acceptProposedAction();
+    openRun(dir);
 }
 
 }  // namespace liftlab

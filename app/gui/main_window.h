@@ -1,16 +1,23 @@
-// The lab window: a form that builds an experiment spec from a preset (left), live loss curves
-// (right), progress and messages in the status bar. Training runs in a TrainingSession; this
-// class only builds specs and shows values, so the GUI thread never blocks.
+// The lab window: a form that builds an experiment spec from a preset (left), the panels as tabs
+// (RunView: curves, spectrum, landscape, escape dynamics, ablation), the run history (dock),
+// progress with Cancel in the status bar, a run queue, export of every panel. Training and
+// landscapes run on worker threads; this class only builds specs and shows values, so the GUI
+// thread never blocks.
 #pragma once
 #include <QHash>
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <memory>
+#include <nlohmann/json.hpp>
 
 #include "session_values.h"
 
+class QAction;
 class QCheckBox;
+class QDockWidget;
+class QListWidget;
 class QComboBox;
 class QDoubleValidator;
 class QGroupBox;
@@ -25,7 +32,10 @@ class QVBoxLayout;
 namespace liftlab {
 
 class LossCurvePanel;
+class RunHistoryPanel;
+class RunView;
 class TrainingSession;
+struct RunFolderData;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -34,6 +44,8 @@ public:
     ~MainWindow() override;
 
     LossCurvePanel* curvePanel() const { return curvePanel_; }
+    RunView* runView() const { return view_; }
+    RunHistoryPanel* history() const { return historyPanel_; }
     TrainingSession* session() const { return session_; }
 
     // Loads a built-in preset into the form; false for an unknown name.
@@ -48,6 +60,29 @@ public:
     // and starts nothing.
     void startRun();
     void stopRun();
+    // Pauses or resumes the running experiment (nothing is lost; Stop still works).
+    void togglePause();
+    // Adds the form's experiment to the queue; starts it at once when nothing runs. False when
+    // the form is invalid (the status bar says why).
+    bool queueRun();
+    int queuedRuns() const;
+
+    // Shows a finished run folder in every panel; with `compareDir`, its curves are overlaid
+    // with " [name]" labels. False (and a message) when it is not a readable run folder.
+    bool openRun(const QString& runDir, const QString& compareDir = QString());
+    QString openedRun() const { return openedRun_; }
+
+    // Exports: the current panel (format by extension), all panels into a folder, the shown
+    // curves as CSV, the current plot to the clipboard. PNG pixel size = widget size × dpi / 96.
+    bool exportCurrentPanel(const QString& path);
+    QStringList exportAllPanels(const QString& dir, const QString& format);
+    bool exportCurvesCsv(const QString& path);
+    void copyPlotToClipboard();
+    void setExportDpi(int dpi);
+    int exportDpi() const { return exportDpi_; }
+
+    void setDarkPalette(bool on);
+    bool darkPalette() const { return dark_; }
 
     // The metric the curve panel shows (test_loss by default); any metric the run logs.
     void showMetric(const QString& metric);
@@ -62,9 +97,24 @@ Q_SIGNALS:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
+    struct QueuedRun {
+        nlohmann::json spec;
+        QString outDir, title;
+    };
     QWidget* buildForm();
+    void buildMenus();
+    bool buildSpec(nlohmann::json* spec, QString* title);
+    void startSpec(const nlohmann::json& spec, const QString& outDir, const QString& title);
+    void startNextQueued();
+    void refreshQueueView();
+    void saveSession();
+    void restoreSession();
+    void redrawCurves();
+    QSize exportSize() const;
     void onPresetChanged(int index);
     void rebuildMethodBoxes();
     void setRunning(bool running);
@@ -80,7 +130,21 @@ private:
 
     TrainingSession* session_ = nullptr;
     LossCurvePanel* curvePanel_ = nullptr;
+    RunView* view_ = nullptr;
+    RunHistoryPanel* historyPanel_ = nullptr;
+    QDockWidget* historyDock_ = nullptr;
     QSplitter* splitter_ = nullptr;
+    QPushButton* queueButton_ = nullptr;
+    QPushButton* pauseButton_ = nullptr;
+    QPushButton* cancelButton_ = nullptr;  // status bar
+    QListWidget* queueList_ = nullptr;
+    QAction* pauseAction_ = nullptr;
+    QAction* darkAction_ = nullptr;
+    QVector<QueuedRun> queue_;
+    std::shared_ptr<RunFolderData> opened_, compared_;  // shown instead of the live history
+    QString openedRun_;
+    int exportDpi_ = 144;
+    bool dark_ = false;
 
     QWidget* form_ = nullptr;
     QComboBox* presetCombo_ = nullptr;

@@ -23,7 +23,26 @@ struct SessionStatus {
     QString reason;
 };
 
+// Singular values of one method's features at one step (first seed only is shown).
+struct SessionSpectrum {
+    int step = 0;
+    QString method;
+    quint64 seed = 0;
+    QVector<double> singularValues;
+};
+
+// One pre-readout coordinate θ̃ of one method at one step (ICNN escape traces).
+struct SessionTrace {
+    int step = 0;
+    QString method;
+    quint64 seed = 0;
+    int coordinate = 0;
+    double value = 0;
+};
+
 }  // namespace liftlab
 
 Q_DECLARE_METATYPE(liftlab::SessionPoint)
+Q_DECLARE_METATYPE(liftlab::SessionSpectrum)
+Q_DECLARE_METATYPE(liftlab::SessionTrace)
 Q_DECLARE_METATYPE(liftlab::SessionStatus)

@@ -16,6 +16,8 @@ constexpr int kDrainIntervalMs = 33;  // ~30 redraws a second at most, however f
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
     qRegisterMetaType<liftlab::SessionPoint>();
     qRegisterMetaType<liftlab::SessionStatus>();
+    qRegisterMetaType<liftlab::SessionSpectrum>();
+    qRegisterMetaType<liftlab::SessionTrace>();
     drainTimer_.setSingleShot(true);
     drainTimer_.setInterval(kDrainIntervalMs);
     connect(&drainTimer_, &QTimer::timeout, this, &TrainingSession::drain);
@@ -24,6 +26,7 @@ TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
 TrainingSession::~TrainingSession() {
     if (thread_) {
         stop_ = true;
+        resume();
         thread_->quit();
         thread_->wait();
     }
@@ -32,6 +35,7 @@ TrainingSession::~TrainingSession() {
 bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
     if (thread_) return false;
     stop_ = false;
+    paused_ = false;
     {
         std::lock_guard<std::mutex> lock(mutex_);
         buffer_ = Buffer{};
@@ -54,12 +58,23 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
                     buffer_.statuses.push_back({QString::fromStdString(s.method), s.seed,
                                                 QString::fromStdString(s.status), s.step,
                                                 QString::fromStdString(s.reason)});
+                for (const auto& sp : u.spectra)
+                    buffer_.spectra.push_back(
+                        {sp.step, QString::fromStdString(sp.method), sp.seed,
+                         QVector<double>(sp.singular_values.begin(), sp.singular_values.end())});
+                for (const auto& t : u.traces)
+                    buffer_.traces.push_back({t.step, QString::fromStdString(t.method), t.seed,
+                                              t.coordinate, t.value});
                 buffer_.fraction = u.fraction;
                 buffer_.step = u.phase == "data" ? -1 : u.step;  // -1: still preparing data
                 buffer_.totalSteps = u.total_steps;
                 buffer_.progressChanged = true;
             }
             requestDrain();
+            if (paused_.load()) {
+                std::unique_lock<std::mutex> lock(mutex_);
+                resumed_.wait(lock, [this] { return !paused_.load() || stop_.load(); });
+            }
             return !stop_.load();
         };
         QString status, runDir, error;
@@ -93,6 +108,21 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
 
 void TrainingSession::stop() {
     stop_ = true;
+    resumed_.notify_all();
+}
+
+void TrainingSession::pause() {
+    if (!thread_ || paused_.exchange(true)) return;
+    Q_EMIT pausedChanged(true);
+}
+
+void TrainingSession::resume() {
+    if (!paused_.exchange(false)) return;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);  // no lost wake-up between check and wait
+    }
+    resumed_.notify_all();
+    Q_EMIT pausedChanged(false);
 }
 
 void TrainingSession::requestDrain() {
@@ -116,6 +146,8 @@ void TrainingSession::drain() {
         std::lock_guard<std::mutex> lock(mutex_);
         taken.points.swap(buffer_.points);
         taken.statuses.swap(buffer_.statuses);
+        taken.spectra.swap(buffer_.spectra);
+        taken.traces.swap(buffer_.traces);
         taken.fraction = buffer_.fraction;
         taken.step = buffer_.step;
         taken.totalSteps = buffer_.totalSteps;
@@ -125,6 +157,8 @@ void TrainingSession::drain() {
     }
     // Signals go out without the lock, so slots may take their time.
     if (!taken.points.isEmpty()) Q_EMIT pointsArrived(taken.points);
+    if (!taken.spectra.isEmpty()) Q_EMIT spectraArrived(taken.spectra);
+    if (!taken.traces.isEmpty()) Q_EMIT tracesArrived(taken.traces);
     for (const auto& s : std::as_const(taken.statuses)) Q_EMIT statusChanged(s);
     if (taken.progressChanged) Q_EMIT progress(taken.fraction, taken.step, taken.totalSteps);
 }
@@ -133,6 +167,7 @@ void TrainingSession::onThreadFinished() {
     if (!thread_) return;
     thread_->wait();  // finished() is emitted just before run() returns
     thread_.reset();
+    paused_ = false;
     drainTimer_.stop();
     drain();
     QString status, runDir, error;

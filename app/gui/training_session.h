@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <QVector>
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
 
@@ -33,12 +34,20 @@ public:
     // Asks the run to stop; the engine checks the flag every training step. Returns at once;
     // finished("cancelled", ...) follows.
     void stop();
+    // Pause holds the worker at its next progress report (every training step) without losing
+    // anything; resume lets it go on. stop() also releases a paused run.
+    void pause();
+    void resume();
+    bool isPaused() const { return paused_.load(); }
     // True from start() until finished()/failed() has been emitted.
     bool isRunning() const { return thread_ != nullptr; }
 
 Q_SIGNALS:
     void started();
     void pointsArrived(const QVector<liftlab::SessionPoint>& points);
+    void spectraArrived(const QVector<liftlab::SessionSpectrum>& spectra);
+    void tracesArrived(const QVector<liftlab::SessionTrace>& traces);
+    void pausedChanged(bool paused);
     void statusChanged(const liftlab::SessionStatus& status);
     void progress(double fraction, int step, int totalSteps);
     // status: ok | cancelled | diverged (every method diverged or failed).
@@ -51,6 +60,8 @@ private:
     struct Buffer {
         QVector<SessionPoint> points;
         QVector<SessionStatus> statuses;
+        QVector<SessionSpectrum> spectra;
+        QVector<SessionTrace> traces;
         double fraction = 0;
         int step = 0;
         int totalSteps = 0;
@@ -66,6 +77,8 @@ private:
 
     std::unique_ptr<QThread> thread_;
     std::atomic<bool> stop_{false};
+    std::atomic<bool> paused_{false};
+    std::condition_variable resumed_;
     std::mutex mutex_;
     Buffer buffer_;
     QTimer drainTimer_;

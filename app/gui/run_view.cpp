@@ -1,0 +1,446 @@
+#include "run_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QVBoxLayout>
+#include <cmath>
+#include <qcustomplot.h>
+
+#include "ablation_panel.h"
+#include "escape_panel.h"
+#include "histogram_panel.h"
+#include "landscape_panel.h"
+#include "loss_curve_panel.h"
+#include "panel_feed.h"
+#include "run_folder_data.h"
+#include "scatter_panel.h"
+#include "spectrum_panel.h"
+#include "spectrum_timeline.h"
+
+namespace liftlab {
+
+namespace {
+
+const char* const kTabKeys[] = {"curves", "spectrum", "landscape", "escape", "ablation"};
+
+QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
+    auto* w = new QWidget(parent);
+    auto* l = new QHBoxLayout(w);
+    l->setContentsMargins(6, 2, 6, 2);
+    for (QWidget* x : widgets) l->addWidget(x);
+    l->addStretch(1);
+    return w;
+}
+
+}  // namespace
+
+RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWorker(this)) {
+    setDocumentMode(true);
+    addTab(buildCurvesTab(), tr("Curves"));
+    addTab(buildSpectrumTab(), tr("Spectrum"));
+    addTab(buildLandscapeTab(), tr("Landscape"));
+    addTab(buildEscapeTab(), tr("Escape dynamics"));
+    addTab(buildAblationTab(), tr("Ablation"));
+    setTabToolTip(CurvesTab, tr("Any logged metric, every method, mean ± sd over seeds"));
+    setTabToolTip(SpectrumTab, tr("Singular values of the features over training; one-step gain "
+                                  "against κ"));
+    setTabToolTip(LandscapeTab, tr("Loss around the final iterate in θ-space and in the lifted "
+                                   "space, with the trajectories (ICNN runs)"));
+    setTabToolTip(EscapeTab, tr("Pre-readout coordinates, shoulder occupancy and dwell times "
+                                "(ICNN runs)"));
+    setTabToolTip(AblationTab, tr("σ²_Jac per architecture with permutation p-values; final "
+                                  "losses over seeds"));
+
+    connect(worker_, &LandscapeWorker::progress, this, [this](double f) {
+        lsProgress_->setValue(static_cast<int>(f * 1000 + 0.5));
+        Q_EMIT landscapeProgress(f);
+    });
+    connect(worker_, &LandscapeWorker::finished, this, &RunView::onLandscapeFinished);
+    connect(worker_, &LandscapeWorker::failed, this, [this](const QString& message) {
+        setLandscapeBusy(false);
+        lsStatus_->setText(tr("Landscape failed: %1").arg(message));
+        Q_EMIT landscapeDone(lsStatus_->text(), false);
+    });
+    connect(worker_, &LandscapeWorker::cancelled, this, [this] {
+        setLandscapeBusy(false);
+        lsStatus_->setText(tr("Landscape cancelled; nothing was cached."));
+        Q_EMIT landscapeDone(lsStatus_->text(), false);
+    });
+}
+
+RunView::~RunView() = default;
+
+QWidget* RunView::buildCurvesTab() {
+    auto* tab = new QWidget(this);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    curves_ = new LossCurvePanel(tab);
+    auto* smoothingLabel = new QLabel(tr("Smoothing"), tab);
+    auto* smoothing = new QSlider(Qt::Horizontal, tab);
+    smoothing->setObjectName(QStringLiteral("smoothing"));
+    smoothing->setRange(0, 99);
+    smoothing->setMaximumWidth(160);
+    smoothing->setToolTip(tr("Exponential moving average (debiased); the raw curve stays visible"));
+    auto* smoothingValue = new QLabel(QStringLiteral("0.00"), tab);
+    connect(smoothing, &QSlider::valueChanged, this, [this, smoothingValue](int v) {
+        smoothingValue->setText(QString::number(v / 100.0, 'f', 2));
+        curves_->setSmoothing(v / 100.0);
+    });
+    auto* logBox = new QCheckBox(tr("log y"), tab);
+    logBox->setObjectName(QStringLiteral("logY"));
+    logBox->setChecked(true);
+    connect(logBox, &QCheckBox::toggled, this, [this](bool on) {
+        if (curves_->logY() != on) curves_->setLogY(on);
+        curves_->rescale();
+    });
+    auto* hint = new QLabel(tr("drag: zoom · wheel: zoom · double-click: show all"), tab);
+    hint->setStyleSheet(QStringLiteral("color: gray;"));
+    layout->addWidget(row(tab, {smoothingLabel, smoothing, smoothingValue, logBox, hint}));
+    layout->addWidget(curves_, 1);
+    return tab;
+}
+
+QWidget* RunView::buildSpectrumTab() {
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    spectrum_ = new SpectrumTimeline(split);
+    gain_ = new ScatterPanel(split);
+    gain_->setTitle(tr("One-step gain of the closed form"));
+    split->addWidget(spectrum_);
+    split->addWidget(gain_);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    return split;
+}
+
+QWidget* RunView::buildLandscapeTab() {
+    auto* tab = new QWidget(this);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    lsMethod_ = new QComboBox(tab);
+    lsMethod_->setObjectName(QStringLiteral("landscapeMethod"));
+    lsMethod_->setToolTip(tr("The plane goes through this method's final checkpoint"));
+    lsSeed_ = new QComboBox(tab);
+    lsSeed_->setObjectName(QStringLiteral("landscapeSeed"));
+    lsDirections_ = new QComboBox(tab);
+    lsDirections_->setObjectName(QStringLiteral("landscapeDirections"));
+    lsDirections_->addItems({QStringLiteral("pca"), QStringLiteral("delta-pca"),
+                             QStringLiteral("random")});
+    lsDirections_->setToolTip(tr("pca: top-2 PCA of the trajectory · delta-pca: first→last and "
+                                 "the PCA direction orthogonal to it · random: seeded, "
+                                 "filter-normalised"));
+    lsGridTheta_ = new QSpinBox(tab);
+    lsGridTheta_->setObjectName(QStringLiteral("landscapeGridTheta"));
+    lsGridTheta_->setRange(3, 201);
+    lsGridTheta_->setValue(41);
+    lsGridTheta_->setPrefix(tr("θ grid "));
+    lsGridLifted_ = new QSpinBox(tab);
+    lsGridLifted_->setObjectName(QStringLiteral("landscapeGridLifted"));
+    lsGridLifted_->setRange(3, 201);
+    lsGridLifted_->setValue(25);
+    lsGridLifted_->setPrefix(tr("lifted grid "));
+    lsCompute_ = new QPushButton(tr("Compute"), tab);
+    lsCompute_->setObjectName(QStringLiteral("landscapeCompute"));
+    lsCancel_ = new QPushButton(tr("Cancel"), tab);
+    lsCancel_->setObjectName(QStringLiteral("landscapeCancel"));
+    lsProgress_ = new QProgressBar(tab);
+    lsProgress_->setRange(0, 1000);
+    lsProgress_->setMaximumWidth(160);
+    connect(lsCompute_, &QPushButton::clicked, this, [this] { computeLandscape(); });
+    connect(lsCancel_, &QPushButton::clicked, this, &RunView::cancelLandscape);
+    layout->addWidget(row(tab, {new QLabel(tr("Centre"), tab), lsMethod_, lsSeed_,
+                                new QLabel(tr("Plane"), tab), lsDirections_, lsGridTheta_,
+                                lsGridLifted_, lsCompute_, lsCancel_, lsProgress_}));
+    landscape_ = new LandscapePanel(tab);
+    layout->addWidget(landscape_, 1);
+    lsTimeline_ = new QSlider(Qt::Horizontal, tab);
+    lsTimeline_->setObjectName(QStringLiteral("landscapeTimeline"));
+    lsTimeline_->setEnabled(false);
+    lsTimeline_->setToolTip(tr("Moves the marker along every trajectory"));
+    lsStatus_ = new QLabel(tr("Open or finish an ICNN run with checkpoints (preset "
+                              "icnn-landscape) to compute its landscapes."),
+                           tab);
+    lsStatus_->setWordWrap(true);
+    connect(lsTimeline_, &QSlider::valueChanged, this, [this](int i) {
+        if (i >= 0 && i < lsSteps_.size()) landscape_->setTimelineStep(lsSteps_[i]);
+    });
+    auto* bottom = new QWidget(tab);
+    auto* bl = new QHBoxLayout(bottom);
+    bl->setContentsMargins(6, 2, 6, 4);
+    bl->addWidget(new QLabel(tr("Checkpoint"), bottom));
+    bl->addWidget(lsTimeline_, 1);
+    bl->addWidget(lsStatus_, 2);
+    layout->addWidget(bottom);
+    setLandscapeBusy(false);
+    lsCompute_->setEnabled(false);
+    return tab;
+}
+
+QWidget* RunView::buildEscapeTab() {
+    escape_ = new EscapePanel(this);
+    return escape_;
+}
+
+QWidget* RunView::buildAblationTab() {
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    auto* left = new QWidget(split);
+    auto* ll = new QVBoxLayout(left);
+    ll->setContentsMargins(0, 0, 0, 0);
+    emittedBox_ = new QCheckBox(tr("gradient at each batch's emitted iterate"), left);
+    emittedBox_->setToolTip(tr("Off: σ²_Jac with g_b taken at one fixed iterate (METHODS.md); "
+                               "on: at each probe batch's own emitted θ̃_b"));
+    ablation_ = new AblationPanel(left);
+    ablation_->setValueLabel(QStringLiteral("σ²_Jac = tr Cov(θ̃_b, g_b)"));
+    ll->addWidget(row(left, {emittedBox_}));
+    ll->addWidget(ablation_, 1);
+    basins_ = new HistogramPanel(split);
+    basins_->setValueLabel(tr("final test NLL (nats per sample)"));
+    basins_->setTitle(tr("Final loss over seeds"));
+    split->addWidget(left);
+    split->addWidget(basins_);
+    return split;
+}
+
+void RunView::beginRun(const QString& title) {
+    spectrum_->clear();
+    gain_->clear();
+    escape_->clear();
+    escape_->setTitle(title + tr(" — readout-shoulder escape"));
+    ablation_->clear();
+    basins_->clear();
+    traces_.clear();
+    occupancy_.clear();
+    traceSeed_.clear();
+    spectrumSeed_.clear();
+    hasEscape_ = hasAblation_ = hasSpectrum_ = false;
+}
+
+void RunView::addPoints(const QVector<SessionPoint>& points) {
+    QSet<QString> touched;
+    for (const auto& p : points) {
+        if (p.metric != QLatin1String("shoulder_occupancy")) continue;
+        auto& o = occupancy_[p.method];
+        if (!o.first.isEmpty() && o.first.back() == p.step) continue;  // a second seed
+        o.first.push_back(p.step);
+        o.second.push_back(p.value);
+        touched.insert(p.method);
+    }
+    for (const QString& m : touched) escape_->setOccupancy(m, occupancy_[m].first, occupancy_[m].second);
+    hasEscape_ = hasEscape_ || !touched.isEmpty();
+}
+
+void RunView::addSpectra(const QVector<SessionSpectrum>& spectra) {
+    for (const auto& s : spectra) {
+        auto it = spectrumSeed_.find(s.method);
+        if (it == spectrumSeed_.end()) it = spectrumSeed_.insert(s.method, s.seed);
+        if (it.value() != s.seed) continue;  // the first seed only
+        spectrum_->addSpectrum(s.method, s.step, s.singularValues);
+        hasSpectrum_ = true;
+    }
+}
+
+void RunView::addTraces(const QVector<SessionTrace>& traces) {
+    QSet<QPair<QString, int>> touched;
+    for (const auto& t : traces) {
+        auto it = traceSeed_.find(t.method);
+        if (it == traceSeed_.end()) it = traceSeed_.insert(t.method, t.seed);
+        if (it.value() != t.seed) continue;
+        auto& tr = traces_[{t.method, t.coordinate}];
+        tr.first.push_back(t.step);
+        tr.second.push_back(t.value);
+        touched.insert({t.method, t.coordinate});
+    }
+    for (const auto& key : touched)
+        escape_->addTrace(key.first, key.second, traces_[key].first, traces_[key].second);
+    hasEscape_ = hasEscape_ || !touched.isEmpty();
+}
+
+void RunView::showRun(const RunFolderData& run) {
+    const QString title = QString::fromStdString(run.title);
+    beginRun(title);
+    feedSpectra(run, [this](const QString& m, int step, const QVector<double>& sv) {
+        spectrum_->addSpectrum(m, step, sv);
+    });
+    hasSpectrum_ = !run.spectra.empty();
+    if (feedGainScatter(*gain_, run) > 0) hasSpectrum_ = true;
+    hasEscape_ = feedEscape(*escape_, run);
+    const auto fillAblation = [this, run] {
+        ablation_->clear();
+        ablation_->setTitle(emittedBox_->isChecked() ? tr("σ²_Jac at each batch's emitted iterate")
+                                                     : tr("σ²_Jac at a fixed iterate"));
+        return feedAblation(*ablation_, run, emittedBox_->isChecked()) > 0;
+    };
+    hasAblation_ = fillAblation();
+    emittedBox_->disconnect(this);
+    connect(emittedBox_, &QCheckBox::toggled, this, [fillAblation] { fillAblation(); });
+    if (feedFinalLossHistogram(*basins_, run) > 0) hasAblation_ = true;
+}
+
+void RunView::setLandscapeRun(const QString& runDir, const QStringList& methods,
+                              const QList<quint64>& seeds) {
+    landscapeRun_ = runDir;
+    lsMethod_->clear();
+    lsMethod_->addItems(methods);
+    lsSeed_->clear();
+    for (quint64 s : seeds) lsSeed_->addItem(tr("seed %1").arg(s), QVariant::fromValue(s));
+    const bool ok = !runDir.isEmpty() && !methods.isEmpty();
+    lsCompute_->setEnabled(ok && !worker_->isRunning());
+    lsStatus_->setText(ok ? tr("Press Compute (cached landscapes open at once).")
+                          : tr("This run has no checkpoint trajectories (ICNN presets with "
+                               "diagnostics.checkpoint_every, e.g. icnn-landscape)."));
+}
+
+bool RunView::computeLandscape() {
+    if (landscapeRun_.isEmpty() || worker_->isRunning()) return false;
+    LandscapeRequest r;
+    r.runDir = landscapeRun_;
+    r.method = lsMethod_->currentText();
+    r.seed = lsSeed_->count() ? static_cast<qint64>(lsSeed_->currentData().toULongLong()) : -1;
+    r.directions = lsDirections_->currentText();
+    r.gridTheta = lsGridTheta_->value();
+    r.gridLifted = lsGridLifted_->value();
+    if (!worker_->start(r)) return false;
+    setLandscapeBusy(true);
+    lsStatus_->setText(tr("Computing the landscapes of %1…").arg(r.method));
+    return true;
+}
+
+void RunView::cancelLandscape() {
+    if (worker_->isRunning()) worker_->cancel();
+}
+
+QString RunView::landscapeStatus() const {
+    return lsStatus_->text();
+}
+
+void RunView::setLandscapeBusy(bool busy) {
+    lsCompute_->setEnabled(!busy && !landscapeRun_.isEmpty());
+    lsCancel_->setEnabled(busy);
+    lsProgress_->setValue(busy ? 0 : lsProgress_->value());
+    lsMethod_->setEnabled(!busy);
+    lsDirections_->setEnabled(!busy);
+}
+
+void RunView::onLandscapeFinished(const QVector<LandscapeSideResult>& sides) {
+    setLandscapeBusy(false);
+    lsProgress_->setValue(1000);
+    landscape_->clear();
+    QStringList parts;
+    QString kind;
+    lsSteps_.clear();
+    for (const auto& s : sides) {
+        const auto side = s.theta ? LandscapePanel::Theta : LandscapePanel::Lifted;
+        landscape_->setSideVisible(side, true);
+        landscape_->setGrid(side, s.nAlpha, s.nBeta, s.alphaMin, s.alphaMax, s.betaMin, s.betaMax,
+                            s.loss);
+        landscape_->setSideTitle(side, s.theta ? tr("θ-space, %1 parameters").arg(s.parameters)
+                                               : tr("lifted space of %1, %2 parameters")
+                                                     .arg(s.method)
+                                                     .arg(s.parameters));
+        for (auto it = s.alpha.cbegin(); it != s.alpha.cend(); ++it) {
+            landscape_->addTrajectory(side, it.key(), s.steps[it.key()], it.value(),
+                                      s.beta[it.key()]);
+            for (double st : s.steps[it.key()])
+                if (!lsSteps_.contains(st)) lsSteps_.push_back(st);
+        }
+        kind = s.kind;
+        parts << tr("%1 %2 (%3)")
+                     .arg(s.theta ? tr("θ") : tr("lifted"))
+                     .arg(s.fromCache ? tr("from the cache")
+                                      : tr("computed in %1 s").arg(s.seconds, 0, 'f', 1))
+                     .arg(tr("centre loss %1").arg(s.centerLoss, 0, 'g', 5));
+    }
+    std::sort(lsSteps_.begin(), lsSteps_.end());
+    const QString axis1 = kind == QLatin1String("random")      ? tr("random direction 1")
+                          : kind == QLatin1String("delta-pca") ? tr("δ: first → last")
+                                                               : tr("trajectory PCA 1");
+    const QString axis2 = kind == QLatin1String("random")      ? tr("random direction 2")
+                          : kind == QLatin1String("delta-pca") ? tr("PCA ⟂ δ")
+                                                               : tr("trajectory PCA 2");
+    landscape_->setAxisLabels(axis1, axis2);
+    if (!sides.isEmpty())
+        landscape_->setTitle(tr("test NLL around the final %1, %2 plane")
+                                 .arg(sides.front().method, kind));
+    lsTimeline_->setEnabled(!lsSteps_.isEmpty());
+    lsTimeline_->setRange(0, std::max<int>(0, lsSteps_.size() - 1));
+    lsTimeline_->setValue(lsTimeline_->maximum());
+    hasLandscape_ = !sides.isEmpty();
+    lsStatus_->setText(parts.join(QStringLiteral(" · ")));
+    Q_EMIT landscapeDone(lsStatus_->text(), true);
+}
+
+void RunView::setSmoothing(double weight) {
+    curves_->setSmoothing(weight);
+    if (auto* s = findChild<QSlider*>(QStringLiteral("smoothing")))
+        s->setValue(static_cast<int>(std::lround(weight * 100)));
+}
+
+double RunView::smoothing() const {
+    return curves_->smoothing();
+}
+
+QString RunView::tabKey(int index) const {
+    return index >= 0 && index < TabCount ? QString::fromLatin1(kTabKeys[index]) : QString();
+}
+
+bool RunView::hasContent(int index) const {
+    switch (index) {
+        case CurvesTab: return curves_->seriesCount() > 0;
+        case SpectrumTab: return hasSpectrum_;
+        case LandscapeTab: return hasLandscape_;
+        case EscapeTab: return hasEscape_;
+        case AblationTab: return hasAblation_;
+        default: return false;
+    }
+}
+
+bool RunView::exportTab(int index, const QString& path, int width, int height) {
+    switch (index) {
+        case CurvesTab: return curves_->exportTo(path, width, height);
+        case SpectrumTab: return spectrum_->exportTo(path, width, height);
+        case LandscapeTab: return landscape_->exportTo(path, width, height);
+        case EscapeTab: return escape_->exportTo(path, width, height);
+        case AblationTab: return ablation_->exportTo(path, width, height);
+        default: return false;
+    }
+}
+
+QStringList RunView::exportAll(const QString& dir, const QString& format, int width, int height) {
+    QStringList written;
+    QDir().mkpath(dir);
+    for (int i = 0; i < TabCount; ++i) {
+        if (!hasContent(i)) continue;
+        const QString path = QDir(dir).filePath(tabKey(i) + QLatin1Char('.') + format);
+        if (exportTab(i, path, width, height)) written << path;
+    }
+    if (hasSpectrum_) {
+        const QString path = QDir(dir).filePath(QStringLiteral("gain_vs_kappa.") + format);
+        if (gain_->exportTo(path, width, height)) written << path;
+    }
+    if (basins_->seriesCount() > 0) {
+        const QString path = QDir(dir).filePath(QStringLiteral("final_loss_histogram.") + format);
+        if (basins_->exportTo(path, width, height)) written << path;
+    }
+    return written;
+}
+
+QCustomPlot* RunView::currentPlot() const {
+    switch (currentIndex()) {
+        case CurvesTab: return curves_->plot();
+        case SpectrumTab: return spectrum_->spectrumPanel()->plot();
+        case LandscapeTab: return landscape_->plot();
+        case EscapeTab: return escape_->plot();
+        case AblationTab: return ablation_->plot();
+        default: return nullptr;
+    }
+}
+
+}  // namespace liftlab

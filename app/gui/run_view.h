@@ -1,0 +1,127 @@
+// The lab's panels as tabs (issue "The visual lab"): Curves, Spectrum, Landscape, Escape,
+// Ablation. Fed live from a TrainingSession (points, spectra, traces) and in full from a run
+// folder (RunFolderData) when a run ends or is opened. The Landscape tab computes on a worker
+// (LandscapeWorker) with progress and cancel; cached landscapes open at once.
+#pragma once
+#include <QHash>
+#include <QMap>
+#include <QPair>
+#include <QString>
+#include <QStringList>
+#include <QTabWidget>
+#include <QVector>
+
+#include "landscape_worker.h"
+#include "session_values.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QSlider;
+class QSpinBox;
+
+namespace liftlab {
+
+class AblationPanel;
+class EscapePanel;
+class HistogramPanel;
+class LandscapePanel;
+class LossCurvePanel;
+class ScatterPanel;
+class SpectrumTimeline;
+struct RunFolderData;
+
+class RunView : public QTabWidget {
+    Q_OBJECT
+public:
+    enum Tab { CurvesTab = 0, SpectrumTab, LandscapeTab, EscapeTab, AblationTab, TabCount };
+
+    explicit RunView(QWidget* parent = nullptr);
+    ~RunView() override;
+
+    LossCurvePanel* curves() const { return curves_; }
+    SpectrumTimeline* spectrum() const { return spectrum_; }
+    ScatterPanel* gainScatter() const { return gain_; }
+    LandscapePanel* landscape() const { return landscape_; }
+    EscapePanel* escape() const { return escape_; }
+    AblationPanel* ablation() const { return ablation_; }
+    HistogramPanel* basins() const { return basins_; }
+    LandscapeWorker* landscapeWorker() const { return worker_; }
+
+    // Clears every panel but the curves (MainWindow owns their history) for a new run.
+    void beginRun(const QString& title);
+    // Live values of the running experiment.
+    void addPoints(const QVector<liftlab::SessionPoint>& points);
+    void addSpectra(const QVector<liftlab::SessionSpectrum>& spectra);
+    void addTraces(const QVector<liftlab::SessionTrace>& traces);
+    // Everything a run folder holds (a finished or re-opened run), except the curves.
+    void showRun(const RunFolderData& run);
+
+    // Landscape tab: the run whose landscapes are computed (an ICNN run with trajectories).
+    void setLandscapeRun(const QString& runDir, const QStringList& methods,
+                         const QList<quint64>& seeds);
+    bool computeLandscape();  // with the tab's settings; false when it cannot start
+    void cancelLandscape();
+    QString landscapeStatus() const;
+
+    // Curves-tab options.
+    void setSmoothing(double weight);
+    double smoothing() const;
+
+    QString tabKey(int index) const;  // "curves", "spectrum", … (file names of exports)
+    // Writes the panel of `index` (PNG/SVG/PDF by extension) at width × height pixels.
+    bool exportTab(int index, const QString& path, int width, int height);
+    // Every tab that has something to show, as <dir>/<key>.<format>; returns the files written.
+    QStringList exportAll(const QString& dir, const QString& format, int width, int height);
+    // The main plot of the current tab (clipboard copies).
+    QCustomPlot* currentPlot() const;
+    bool hasContent(int index) const;
+
+Q_SIGNALS:
+    void landscapeProgress(double fraction);
+    void landscapeDone(const QString& message, bool ok);
+
+private:
+    QWidget* buildCurvesTab();
+    QWidget* buildSpectrumTab();
+    QWidget* buildLandscapeTab();
+    QWidget* buildEscapeTab();
+    QWidget* buildAblationTab();
+    void onLandscapeFinished(const QVector<liftlab::LandscapeSideResult>& sides);
+    void setLandscapeBusy(bool busy);
+
+    LossCurvePanel* curves_ = nullptr;
+    SpectrumTimeline* spectrum_ = nullptr;
+    ScatterPanel* gain_ = nullptr;
+    LandscapePanel* landscape_ = nullptr;
+    EscapePanel* escape_ = nullptr;
+    AblationPanel* ablation_ = nullptr;
+    HistogramPanel* basins_ = nullptr;
+    QCheckBox* emittedBox_ = nullptr;
+
+    // Landscape controls.
+    LandscapeWorker* worker_ = nullptr;
+    QString landscapeRun_;
+    QComboBox* lsMethod_ = nullptr;
+    QComboBox* lsSeed_ = nullptr;
+    QComboBox* lsDirections_ = nullptr;
+    QSpinBox* lsGridTheta_ = nullptr;
+    QSpinBox* lsGridLifted_ = nullptr;
+    QPushButton* lsCompute_ = nullptr;
+    QPushButton* lsCancel_ = nullptr;
+    QProgressBar* lsProgress_ = nullptr;
+    QSlider* lsTimeline_ = nullptr;
+    QLabel* lsStatus_ = nullptr;
+    QVector<double> lsSteps_;
+
+    // Live escape data: traces per (method, coordinate), occupancy per method.
+    QMap<QPair<QString, int>, QPair<QVector<double>, QVector<double>>> traces_;
+    QMap<QString, QPair<QVector<double>, QVector<double>>> occupancy_;
+    QHash<QString, quint64> traceSeed_, spectrumSeed_;
+    bool hasEscape_ = false, hasAblation_ = false, hasSpectrum_ = false, hasLandscape_ = false;
+};
+
+}  // namespace liftlab
