@@ -1,0 +1,211 @@
+#include "run_folder_info.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QRegularExpression>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace liftlab {
+
+namespace {
+
+const QString kSpec = QStringLiteral("spec.json");
+const QString kSummary = QStringLiteral("summary.json");
+const QString kMetrics = QStringLiteral("metrics.csv");
+constexpr qint64 kMaxJsonBytes = 64 << 20;  // a spec or summary larger than this is not ours
+
+// Parses `dir/file` as a JSON object; false with a readable reason otherwise.
+bool readJsonObject(const QDir& dir, const QString& file, QJsonObject* out, QString* error) {
+    QFile f(dir.filePath(file));
+    if (!f.exists()) {
+        *error = QObject::tr("no %1 in %2").arg(file, dir.path());
+        return false;
+    }
+    if (!f.open(QIODevice::ReadOnly)) {
+        *error = QObject::tr("cannot read %1: %2").arg(file, f.errorString());
+        return false;
+    }
+    if (f.size() > kMaxJsonBytes) {
+        *error = QObject::tr("%1 is too large (%2 bytes)").arg(file).arg(f.size());
+        return false;
+    }
+    const QByteArray bytes = f.readAll();
+    if (bytes.trimmed().isEmpty()) {
+        *error = QObject::tr("%1 is empty").arg(file);
+        return false;
+    }
+    QJsonParseError parse;
+    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parse);
+    if (parse.error != QJsonParseError::NoError) {
+        *error = QObject::tr("%1 is not valid JSON: %2 (at byte %3)")
+                     .arg(file, parse.errorString())
+                     .arg(parse.offset);
+        return false;
+    }
+    if (!doc.isObject()) {
+        *error = QObject::tr("%1 is not a JSON object").arg(file);
+        return false;
+    }
+    *out = doc.object();
+    return true;
+}
+
+int nonNegativeInt(const QJsonValue& v) {
+    if (!v.isDouble()) return 0;
+    const double d = v.toDouble();
+    if (!std::isfinite(d) || d < 0 || d > std::numeric_limits<int>::max()) return 0;
+    return static_cast<int>(d);
+}
+
+void readSpec(const QJsonObject& spec, RunFolderInfo* info) {
+    if (spec.value(QStringLiteral("name")).isString())
+        info->name = spec.value(QStringLiteral("name")).toString();
+    info->taskKind =
+        spec.value(QStringLiteral("task")).toObject().value(QStringLiteral("kind")).toString();
+    for (const QJsonValue& m : spec.value(QStringLiteral("methods")).toArray()) {
+        const QJsonObject o = m.toObject();
+        QString label = o.value(QStringLiteral("label")).toString();
+        if (label.isEmpty()) label = o.value(QStringLiteral("name")).toString();
+        if (label.isEmpty() && m.isString()) label = m.toString();
+        if (!label.isEmpty()) info->methods << label;
+    }
+    const QJsonValue seeds = spec.value(QStringLiteral("seeds"));
+    info->seeds = seeds.isArray() ? int(seeds.toArray().size()) : (seeds.isDouble() ? 1 : 0);
+    info->steps = nonNegativeInt(spec.value(QStringLiteral("steps")));
+    const QJsonObject sweep = spec.value(QStringLiteral("sweep")).toObject();
+    info->sweepKey = sweep.value(QStringLiteral("key")).toString();
+    info->sweepValues =
+        info->sweepKey.isEmpty() ? 0 : int(sweep.value(QStringLiteral("values")).toArray().size());
+    info->runsTotal = int(info->methods.size()) * info->seeds * std::max(1, info->sweepValues);
+}
+
+void readSummary(const QJsonObject& summary, RunFolderInfo* info) {
+    const QString status = summary.value(QStringLiteral("status")).toString();
+    info->status = status.isEmpty() ? QStringLiteral("incomplete") : status;
+    QMap<QString, double> sums;
+    QMap<QString, int> counts;
+    const QJsonArray runs = summary.value(QStringLiteral("runs")).toArray();
+    info->runsDone = int(runs.size());
+    for (const QJsonValue& r : runs) {
+        const QJsonObject run = r.toObject();
+        QString method = run.value(QStringLiteral("method")).toString();
+        if (method.isEmpty()) method = run.value(QStringLiteral("name")).toString();
+        if (method.isEmpty()) continue;
+        const QJsonValue loss =
+            run.value(QStringLiteral("final")).toObject().value(QStringLiteral("test_loss"));
+        if (!loss.isDouble() || !std::isfinite(loss.toDouble())) continue;  // null = non-finite
+        sums[method] += loss.toDouble();
+        ++counts[method];
+    }
+    for (auto it = sums.cbegin(); it != sums.cend(); ++it)
+        info->bestFinal.insert(it.key(), it.value() / counts.value(it.key()));
+}
+
+}  // namespace
+
+QDateTime timestampFromFolderName(const QString& folderName, QString* prefix) {
+    static const QRegularExpression re(QStringLiteral("^(.*)-(\\d{8}-\\d{6})(?:-\\d+)?$"));
+    const QRegularExpressionMatch m = re.match(folderName);
+    if (!m.hasMatch()) return {};
+    const QDateTime t = QDateTime::fromString(m.captured(2), QStringLiteral("yyyyMMdd-HHmmss"));
+    if (!t.isValid()) return {};
+    if (prefix) *prefix = m.captured(1);
+    return t;
+}
+
+RunFolderInfo readRunFolder(const QString& path) {
+    RunFolderInfo info;
+    const QFileInfo fi(path);
+    info.path = QDir::cleanPath(fi.absoluteFilePath());
+    QString prefix;
+    info.created = timestampFromFolderName(fi.fileName(), &prefix);
+    info.name = prefix.isEmpty() ? fi.fileName() : prefix;
+    if (!fi.isDir()) {
+        info.status = QStringLiteral("invalid");
+        info.error = fi.exists() ? QObject::tr("%1 is not a folder").arg(info.path)
+                                 : QObject::tr("%1 does not exist").arg(info.path);
+        return info;
+    }
+    const QDir dir(info.path);
+    if (!info.created.isValid()) {
+        const QFileInfo spec(dir.filePath(kSpec));
+        info.created = spec.exists() ? spec.lastModified() : fi.lastModified();
+    }
+
+    QJsonObject spec;
+    if (!readJsonObject(dir, kSpec, &spec, &info.error)) {
+        info.status = QStringLiteral("invalid");
+        return info;
+    }
+    readSpec(spec, &info);
+    info.valid = true;
+
+    QJsonObject summary;
+    QString summaryError;
+    if (readJsonObject(dir, kSummary, &summary, &summaryError)) {
+        readSummary(summary, &info);
+    } else {
+        info.status = QStringLiteral("incomplete");
+        if (QFileInfo::exists(dir.filePath(kSummary))) info.error = summaryError;
+    }
+    return info;
+}
+
+bool looksLikeRunFolder(const QString& path) {
+    const QDir dir(path);
+    if (!QFileInfo(path).isDir() || !QFileInfo(dir.filePath(kSpec)).isFile()) return false;
+    return QFileInfo(dir.filePath(kMetrics)).isFile() || QFileInfo(dir.filePath(kSummary)).isFile();
+}
+
+namespace {
+
+void collectRunFolders(const QString& dir, int depthLeft, QStringList* out, QStringList* searched) {
+    const QString clean = QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+    if (looksLikeRunFolder(dir)) {
+        out->append(clean);
+        return;  // figures/, landscapes/, trajectories/ hold no runs
+    }
+    if (searched) searched->append(clean);
+    if (depthLeft <= 0) return;
+    const QFileInfoList subdirs =
+        QDir(dir).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot, QDir::Name);
+    for (const QFileInfo& sub : subdirs)
+        collectRunFolders(sub.absoluteFilePath(), depthLeft - 1, out, searched);
+}
+
+}  // namespace
+
+QStringList findRunFolders(const QString& root, int maxDepth, QStringList* searched) {
+    QStringList out;
+    if (searched) searched->clear();
+    if (root.isEmpty() || !QFileInfo(root).isDir()) return out;
+    collectRunFolders(root, std::max(0, maxDepth), &out, searched);
+    out.sort();
+    if (searched) searched->sort();
+    return out;
+}
+
+bool bestTestLoss(const RunFolderInfo& info, QString* method, double* loss) {
+    bool found = false;
+    QString bestMethod;
+    double best = 0;
+    for (auto it = info.bestFinal.cbegin(); it != info.bestFinal.cend(); ++it) {
+        if (!std::isfinite(it.value())) continue;
+        if (!found || it.value() < best) {
+            bestMethod = it.key();
+            best = it.value();
+            found = true;
+        }
+    }
+    if (found && method) *method = bestMethod;
+    if (found && loss) *loss = best;
+    return found;
+}
+
+}  // namespace liftlab

@@ -1,0 +1,58 @@
+// What the run-history browser knows about one LiftLab run folder
+// (`<root>/<preset>-YYYYmmdd-HHMMSS[-N]/`, written by engine/run/run_store): the resolved
+// spec.json (name, task kind, method labels, seeds, steps, sweep) and summary.json (overall status
+// and the final metrics of every finished (method, seed) run). Read with Qt's JSON only — no
+// engine, no torch — so the window can list hundreds of folders without loading any of them.
+// Reading never throws: damage is reported in `error` and the folder is still listed.
+#pragma once
+#include <QDateTime>
+#include <QMap>
+#include <QString>
+#include <QStringList>
+
+namespace liftlab {
+
+struct RunFolderInfo {
+    QString path;      // absolute, cleaned
+    QString name;      // spec "name" (the preset); the folder's prefix when spec.json is unusable
+    QString taskKind;  // spec "task"."kind"
+    // summary "status": "running" | "ok" | "cancelled" | "diverged" (or whatever the runner
+    // wrote); "incomplete" without a readable summary.json; "invalid" when spec.json is unusable.
+    QString status;
+    QStringList methods;  // spec method labels (the "name" when a method has no label)
+    int seeds = 0, steps = 0;
+    QString sweepKey;     // spec "sweep"."key", empty without a sweep
+    int sweepValues = 0;  // number of sweep values (0 without a sweep)
+    int runsDone = 0;     // entries in summary "runs" ((method, seed[, sweep value]) runs)
+    int runsTotal = 0;    // methods × seeds × max(1, sweepValues)
+    QDateTime created;    // from the folder-name timestamp, else spec.json's mtime (local)
+    // Per summary "method" (the label, "cf-prox@batch_size=8" in a sweep): the mean over seeds of
+    // the finite final test_loss values. Methods without one are absent.
+    QMap<QString, double> bestFinal;
+    bool valid = false;
+    QString error;  // why the folder is not valid, or a warning about summary.json; readable
+};
+
+// Reads spec.json and summary.json of the folder. Without spec.json or with broken JSON there →
+// valid = false and a readable `error`; without summary.json → status "incomplete"; a broken
+// summary.json → status "incomplete" with the reason in `error` (the folder stays valid).
+RunFolderInfo readRunFolder(const QString& path);
+
+// The folder has spec.json and metrics.csv or summary.json.
+bool looksLikeRunFolder(const QString& path);
+
+// Run folders at `root` or below it, at most `maxDepth` levels down (root itself is level 0).
+// A run folder's own subfolders (figures/, landscapes/, …) and hidden folders are not searched.
+// Sorted by path; absolute, cleaned paths. `searched`, when given, receives the other folders that
+// were looked at (root included): where a new run folder can appear, i.e. what to watch.
+QStringList findRunFolders(const QString& root, int maxDepth = 2, QStringList* searched = nullptr);
+
+// The lowest mean final test_loss in info.bestFinal and its method (either pointer may be null);
+// false when there is none.
+bool bestTestLoss(const RunFolderInfo& info, QString* method, double* loss);
+
+// The timestamp of a folder name `<name>-YYYYmmdd-HHMMSS[-N]` in local time (invalid when the
+// name has none); `prefix` receives the part before it.
+QDateTime timestampFromFolderName(const QString& folderName, QString* prefix = nullptr);
+
+}  // namespace liftlab
