@@ -1,9 +1,21 @@
 #include "loss_curve_panel.h"
 
 #include <qcustomplot.h>
+#include <QActionGroup>
+#include <QClipboard>
+#include <QFileDialog>
+#include <QFontMetrics>
+#include <QGuiApplication>
+#include <QMenu>
+#include <QSaveFile>
+#include <QTextStream>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <limits>
+#include <map>
+#include <numeric>
 
 #include "log_axis_ticker.h"
 #include "method_colors.h"
@@ -19,6 +31,40 @@ constexpr int kBandAlpha = 45;          // bands stay behind the curves and do n
 const QString kBandLayer = QStringLiteral("bands");
 constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close to it
 constexpr int kInsetLegendMax = 6;  // more entries than this would cover the curves: move aside
+const QString kRawLayer = QStringLiteral("raw");  // between the bands and the smoothed curves
+const QString kOverlayLayer = QStringLiteral("overlay");
+constexpr int kRawAlpha = 60;            // the raw curve behind its smoothed version
+constexpr double kMaxSmoothing = 0.999;  // w = 1 would freeze the average at its first value
+constexpr int kReadoutDigits = 5;        // significant digits of the crosshair readout
+constexpr int kBoxGap = 8;               // pixels between the crosshair line and its box
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Shortest text that reads back to the same double; "nan", "inf", "-inf" otherwise.
+QString exactNumber(double v) {
+    return QString::number(v, 'g', QLocale::FloatingPointShortest);
+}
+
+QString csvField(const QString& text) {
+    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
+        !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')))
+        return text;
+    QString quoted = text;
+    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
+    return QLatin1Char('"') + quoted + QLatin1Char('"');
+}
+
+// Index of the point nearest to `step` among those with a finite value (steps sorted), -1 if
+// there is none. A tie goes to the earlier step.
+int nearestFinite(const QVector<double>& steps, const QVector<double>& values, double step) {
+    const int at =
+        static_cast<int>(std::lower_bound(steps.begin(), steps.end(), step) - steps.begin());
+    int left = at - 1, right = at;
+    while (left >= 0 && !std::isfinite(values[left])) --left;
+    while (right < steps.size() && !std::isfinite(values[right])) ++right;
+    if (left < 0) return right < steps.size() ? right : -1;
+    if (right >= steps.size()) return left;
+    return step - steps[left] <= steps[right] - step ? left : right;
+}
 
 }  // namespace
 
@@ -30,6 +76,7 @@ LossCurvePanel::LossCurvePanel(QWidget* parent) : QWidget(parent), plot_(new QCu
 
     applyLabStyle(plot_);
     plot_->addLayer(kBandLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    plot_->addLayer(kRawLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limBelow);
     plot_->xAxis->setLabel(tr("step"));
     plot_->legend->setVisible(false);  // shown with the first series
 
@@ -39,6 +86,37 @@ LossCurvePanel::LossCurvePanel(QWidget* parent) : QWidget(parent), plot_(new QCu
     connect(plot_, &QCustomPlot::mouseWheel, this, [this] { onUserZoom(); });
     connect(plot_->selectionRect(), &QCPSelectionRect::accepted, this, [this] { onUserZoom(); });
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { rescale(); });
+
+    // The crosshair lives on the buffered overlay layer: following the mouse redraws only it.
+    plot_->layer(kOverlayLayer)->setMode(QCPLayer::lmBuffered);
+    crosshairLine_ = new QCPItemLine(plot_);
+    crosshairLine_->setLayer(kOverlayLayer);
+    crosshairLine_->setPen(QPen(QColor(80, 80, 80), 1.0, Qt::DashLine));
+    for (QCPItemPosition* p : {crosshairLine_->start, crosshairLine_->end}) {
+        p->setAxes(plot_->xAxis, plot_->yAxis);
+        p->setAxisRect(plot_->axisRect());
+        p->setTypeX(QCPItemPosition::ptPlotCoords);
+        p->setTypeY(QCPItemPosition::ptAxisRectRatio);  // from the top (0) to the bottom (1)
+    }
+    crosshairBox_ = new QCPItemText(plot_);
+    crosshairBox_->setLayer(kOverlayLayer);
+    crosshairBox_->setClipToAxisRect(false);
+    crosshairBox_->position->setParentAnchor(crosshairLine_->start);  // pixels from the line top
+    crosshairBox_->setTextAlignment(Qt::AlignLeft);
+    crosshairBox_->setPadding(QMargins(6, 4, 6, 4));
+    crosshairBox_->setBrush(QColor(255, 255, 255, 235));
+    crosshairBox_->setPen(QPen(QColor(150, 150, 150)));
+    crosshairBox_->setColor(QColor(30, 30, 30));
+    setCrosshairItemsVisible(false);
+    plot_->setMouseTracking(true);
+    plot_->installEventFilter(this);
+    connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { onMouseMove(e); });
+    plot_->setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(plot_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
+        QMenu* menu = createContextMenu(this);
+        menu->setAttribute(Qt::WA_DeleteOnClose);
+        menu->popup(plot_->mapToGlobal(at));
+    });
 
     setLogY(true);
 }
@@ -65,6 +143,12 @@ void LossCurvePanel::setLogY(bool on) {
             axis->setNumberPrecision(6);
         }
     }
+    // What is drawable changed: re-filter every curve and band from the data kept.
+    for (Series& s : series_) {
+        redrawSeries(s);
+        redrawBand(s);
+    }
+    refreshCrosshair();
     if (followData_) fitAxes();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -77,16 +161,55 @@ LossCurvePanel::Series& LossCurvePanel::ensureSeries(const QString& method) {
     auto it = series_.find(method);
     if (it != series_.end()) return *it;
     Series s;
+    s.pen = seriesPen(method);
     s.graph = plot_->addGraph();
-    s.graph->setName(method);
-    s.graph->setPen(seriesPen(method));
+    s.graph->setLayer(kRawLayer);
     // Log points are sparse: a small marker keeps a lone first point visible.
     s.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
     s.graph->setLineStyle(QCPGraph::lsLine);
     auto& inserted = *series_.insert(method, s);
+    order_ << method;
+    applySeriesStyle(inserted);
+    updateLegendName(method);
+    rebuildLegend();
     plot_->legend->setVisible(true);
     placeLegend();
     return inserted;
+}
+
+// Smoothing off: the raw curve in the method's pen. On: the EMA in that pen, in the legend, and
+// the raw curve faint behind it.
+void LossCurvePanel::applySeriesStyle(Series& s) {
+    if (smoothing_ > 0) {
+        if (!s.smooth) {
+            s.smooth = plot_->addGraph();
+            s.smooth->setLayer(QStringLiteral("main"));
+            s.smooth->setPen(s.pen);
+            s.smooth->setLineStyle(QCPGraph::lsLine);
+            s.smooth->setName(s.graph->name());
+        }
+        QPen faint = s.pen;
+        QColor c = faint.color();
+        c.setAlpha(kRawAlpha);
+        faint.setColor(c);
+        faint.setWidthF(1.5);
+        s.graph->setPen(faint);
+        s.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
+    } else {
+        if (s.smooth) plot_->removeGraph(s.smooth);
+        s.smooth = nullptr;
+        s.graph->setPen(s.pen);
+        s.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    }
+}
+
+// One legend entry per method, in order of first appearance: the curve drawn in full colour.
+void LossCurvePanel::rebuildLegend() {
+    plot_->legend->clearItems();
+    for (const QString& method : std::as_const(order_)) {
+        const Series& s = series_[method];
+        (s.smooth ? s.smooth : s.graph)->addToLegend();
+    }
 }
 
 // Members of a sweep ("cf-prox@batch_size=8") share their method's colour family; the n-th
@@ -137,7 +260,9 @@ void LossCurvePanel::placeLegend() {
 
 void LossCurvePanel::updateLegendName(const QString& method) {
     const Series& s = series_[method];
-    s.graph->setName(s.note.isEmpty() ? method : method + QStringLiteral(" — ") + s.note);
+    const QString name = s.note.isEmpty() ? method : method + QStringLiteral(" — ") + s.note;
+    s.graph->setName(name);
+    if (s.smooth) s.smooth->setName(name);
 }
 
 bool LossCurvePanel::keep(double value) const {
@@ -152,14 +277,133 @@ void LossCurvePanel::appendPoints(const QString& method, const QVector<double>& 
     keys.reserve(n);
     vals.reserve(n);
     for (int i = 0; i < n; ++i) {
-        if (!keep(values[i]) || !std::isfinite(steps[i])) continue;
+        if (!std::isfinite(steps[i])) continue;
         keys.push_back(steps[i]);
         vals.push_back(values[i]);
     }
-    // New steps after the existing ones are appended without touching the old data.
-    if (!keys.isEmpty()) s.graph->addData(keys, vals);
+    if (!keys.isEmpty()) {
+        const bool after = std::is_sorted(keys.cbegin(), keys.cend()) &&
+                           (s.steps.isEmpty() || keys.front() >= s.steps.back());
+        if (after) {
+            // The usual live case: extend the kept data, the drawn curves and the EMA.
+            const int from = s.steps.size();
+            s.steps += keys;
+            s.values += vals;
+            QVector<double> drawnKeys, drawnVals;
+            for (int i = 0; i < keys.size(); ++i) {
+                if (!keep(vals[i])) continue;
+                drawnKeys.push_back(keys[i]);
+                drawnVals.push_back(vals[i]);
+            }
+            if (!drawnKeys.isEmpty()) s.graph->addData(drawnKeys, drawnVals, true);
+            if (s.smooth) {
+                extendSmoothed(s, from);
+                drawnKeys.clear();
+                drawnVals.clear();
+                for (int i = from; i < s.steps.size(); ++i) {
+                    if (!keep(s.smoothed[i])) continue;
+                    drawnKeys.push_back(s.steps[i]);
+                    drawnVals.push_back(s.smoothed[i]);
+                }
+                if (!drawnKeys.isEmpty()) s.smooth->addData(drawnKeys, drawnVals, true);
+            }
+        } else {
+            // Earlier steps: merge in step order (stable, so equal steps keep arrival order).
+            QVector<double> allSteps = s.steps + keys, allValues = s.values + vals;
+            QVector<int> order(allSteps.size());
+            std::iota(order.begin(), order.end(), 0);
+            std::stable_sort(order.begin(), order.end(),
+                             [&](int a, int b) { return allSteps[a] < allSteps[b]; });
+            s.steps.resize(order.size());
+            s.values.resize(order.size());
+            for (int i = 0; i < order.size(); ++i) {
+                s.steps[i] = allSteps[order[i]];
+                s.values[i] = allValues[order[i]];
+            }
+            recomputeSmoothed(s);
+            redrawSeries(s);
+        }
+    }
+    refreshCrosshair();
     if (followData_) fitAxes();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LossCurvePanel::recomputeSmoothed(Series& s) const {
+    s.smoothed.clear();
+    s.emaLast = 0.0;
+    s.emaCount = 0;
+    if (smoothing_ > 0) extendSmoothed(s, 0);
+}
+
+// Continues the debiased EMA (see the header) over the raw points from index `from` on.
+void LossCurvePanel::extendSmoothed(Series& s, int from) const {
+    const double w = smoothing_;
+    s.smoothed.resize(s.values.size());
+    for (int i = from; i < s.values.size(); ++i) {
+        const double x = s.values[i];
+        if (!std::isfinite(x)) {
+            s.smoothed[i] = kNaN;
+            continue;
+        }
+        s.emaLast = w * s.emaLast + (1.0 - w) * x;
+        ++s.emaCount;
+        s.smoothed[i] = s.emaLast / (1.0 - std::pow(w, s.emaCount));
+    }
+}
+
+// Redraws the raw and smoothed curves from the kept data (after a merge or an axis change).
+void LossCurvePanel::redrawSeries(Series& s) {
+    QVector<double> keys, vals, smoothKeys, smoothVals;
+    for (int i = 0; i < s.steps.size(); ++i) {
+        if (keep(s.values[i])) {
+            keys.push_back(s.steps[i]);
+            vals.push_back(s.values[i]);
+        }
+        if (s.smooth && i < s.smoothed.size() && keep(s.smoothed[i])) {
+            smoothKeys.push_back(s.steps[i]);
+            smoothVals.push_back(s.smoothed[i]);
+        }
+    }
+    s.graph->setData(keys, vals, /*alreadySorted=*/true);
+    if (s.smooth) s.smooth->setData(smoothKeys, smoothVals, /*alreadySorted=*/true);
+}
+
+void LossCurvePanel::redrawBand(Series& s) {
+    if (!s.bandLo) return;
+    QVector<double> keys, los, his;
+    for (int i = 0; i < s.bandSteps.size(); ++i) {
+        if (!keep(s.bandLoValues[i]) || !keep(s.bandHiValues[i])) continue;
+        keys.push_back(s.bandSteps[i]);
+        los.push_back(s.bandLoValues[i]);
+        his.push_back(s.bandHiValues[i]);
+    }
+    s.bandLo->setData(keys, los);
+    s.bandHi->setData(keys, his);
+}
+
+void LossCurvePanel::setSmoothing(double weight) {
+    const double w = std::isfinite(weight) ? std::clamp(weight, 0.0, kMaxSmoothing) : 0.0;
+    if (w == smoothing_) return;
+    smoothing_ = w;
+    for (Series& s : series_) {
+        applySeriesStyle(s);
+        recomputeSmoothed(s);
+        redrawSeries(s);
+    }
+    rebuildLegend();
+    refreshCrosshair();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QCPGraph* LossCurvePanel::rawGraph(const QString& method) const {
+    const auto it = series_.constFind(method);
+    return it == series_.constEnd() ? nullptr : it->graph;
+}
+
+QCPGraph* LossCurvePanel::smoothedGraph(const QString& method) const {
+    const auto it = series_.constFind(method);
+    return it == series_.constEnd() ? nullptr : it->smooth;
 }
 
 void LossCurvePanel::setBand(const QString& method, const QVector<double>& steps,
@@ -180,15 +424,19 @@ void LossCurvePanel::setBand(const QString& method, const QVector<double>& steps
         s.bandHi->setChannelFillGraph(s.bandLo);
     }
     const int n = std::min({steps.size(), lo.size(), hi.size()});
-    QVector<double> keys, los, his;
-    for (int i = 0; i < n; ++i) {
-        if (!std::isfinite(steps[i]) || !keep(lo[i]) || !keep(hi[i])) continue;
-        keys.push_back(steps[i]);
-        los.push_back(lo[i]);
-        his.push_back(hi[i]);
+    QVector<int> order;
+    for (int i = 0; i < n; ++i)
+        if (std::isfinite(steps[i])) order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return steps[a] < steps[b]; });
+    s.bandSteps.clear();
+    s.bandLoValues.clear();
+    s.bandHiValues.clear();
+    for (int i : std::as_const(order)) {
+        s.bandSteps.push_back(steps[i]);
+        s.bandLoValues.push_back(lo[i]);
+        s.bandHiValues.push_back(hi[i]);
     }
-    s.bandLo->setData(keys, los, /*alreadySorted=*/true);
-    s.bandHi->setData(keys, his, /*alreadySorted=*/true);
+    redrawBand(s);
     if (followData_) fitAxes();
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -200,8 +448,10 @@ void LossCurvePanel::setSeriesNote(const QString& method, const QString& note) {
 }
 
 void LossCurvePanel::clear() {
+    hideCrosshair();
     plot_->clearGraphs();
     series_.clear();
+    order_.clear();
     sweepSuffixes_.clear();
     placeLegend();
     plot_->legend->setVisible(false);  // an empty legend is a stray box
@@ -250,7 +500,260 @@ void LossCurvePanel::fitAxes() {
 }
 
 bool LossCurvePanel::exportTo(const QString& path, int width, int height) {
-    return exportPlot(plot_, path, width, height, metric_);
+    // The crosshair that follows the mouse is not part of the figure (a pinned one is).
+    const bool hovering = crosshairVisible() && !crosshairPinned_;
+    if (hovering) setCrosshairItemsVisible(false);
+    const bool ok = exportPlot(plot_, path, width, height, metric_);
+    if (hovering) setCrosshairItemsVisible(true);
+    return ok;
+}
+
+void LossCurvePanel::copyToClipboard(int width, int height) {
+    if (width <= 0 || height <= 0) return;
+    const bool hovering = crosshairVisible() && !crosshairPinned_;
+    if (hovering) setCrosshairItemsVisible(false);
+    const QImage image = plot_->toPixmap(width, height, 1.0).toImage();
+    if (hovering) setCrosshairItemsVisible(true);
+    QGuiApplication::clipboard()->setImage(image);
+    plot_->replot(QCustomPlot::rpQueuedReplot);  // laid out for the widget again
+}
+
+bool LossCurvePanel::exportCsv(const QString& path) const {
+    struct Row {
+        double step;
+        QString value, smoothed, lo, hi;
+    };
+    bool anyBand = false;
+    for (const Series& s : series_) anyBand = anyBand || s.bandLo;
+    const bool smoothed = smoothing_ > 0;
+
+    QSaveFile file(path);
+    if (!file.open(QIODevice::WriteOnly | QIODevice::Text)) return false;
+    QTextStream out(&file);
+    out << "method,step,value";
+    if (smoothed) out << ",smoothed";
+    if (anyBand) out << ",band_lo,band_hi";
+    out << '\n';
+    for (const QString& method : order_) {
+        const Series& s = *series_.constFind(method);
+        QVector<Row> rows;
+        std::map<double, QVector<int>> rowsAt;  // step → rows still without a band value
+        for (int i = 0; i < s.steps.size(); ++i) {
+            const bool hasSmoothed =
+                smoothed && i < s.smoothed.size() && std::isfinite(s.smoothed[i]);
+            rows.push_back({s.steps[i],
+                            exactNumber(s.values[i]),
+                            hasSmoothed ? exactNumber(s.smoothed[i]) : QString(),
+                            {},
+                            {}});
+            rowsAt[s.steps[i]].push_back(i);
+        }
+        if (s.bandLo) {
+            for (int j = 0; j < s.bandSteps.size(); ++j) {
+                const QString lo = exactNumber(s.bandLoValues[j]);
+                const QString hi = exactNumber(s.bandHiValues[j]);
+                auto it = rowsAt.find(s.bandSteps[j]);
+                if (it != rowsAt.end() && !it->second.isEmpty()) {
+                    Row& row = rows[it->second.takeFirst()];
+                    row.lo = lo;
+                    row.hi = hi;
+                } else {
+                    rows.push_back({s.bandSteps[j], {}, {}, lo, hi});
+                }
+            }
+            std::stable_sort(rows.begin(), rows.end(),
+                             [](const Row& a, const Row& b) { return a.step < b.step; });
+        }
+        const QString name = csvField(method);
+        for (const Row& row : std::as_const(rows)) {
+            out << name << ',' << exactNumber(row.step) << ',' << row.value;
+            if (smoothed) out << ',' << row.smoothed;
+            if (anyBand) out << ',' << row.lo << ',' << row.hi;
+            out << '\n';
+        }
+    }
+    out.flush();
+    return out.status() == QTextStream::Ok && file.commit();
+}
+
+// ---- crosshair -------------------------------------------------------------------------------
+
+void LossCurvePanel::setCrosshairEnabled(bool on) {
+    crosshairEnabled_ = on;
+    if (!on) hideCrosshair();
+}
+
+QString LossCurvePanel::readoutAt(double step) const {
+    if (order_.isEmpty()) return {};
+    // Steps are integers in the lab; a zoomed-in view of a short run may want a decimal.
+    const QCPRange x = plot_->xAxis->range();
+    const QString at =
+        x.size() >= 50 ? QString::number(std::round(step), 'f', 0) : QString::number(step, 'g', 4);
+    QStringList lines{tr("step %1").arg(at)};
+    for (const QString& method : order_) {
+        const Series& s = *series_.constFind(method);
+        const int i = nearestFinite(s.steps, s.values, step);
+        if (i < 0) {
+            lines << method + QStringLiteral(": —");
+            continue;
+        }
+        QString line = QStringLiteral("%1 @%2: %3")
+                           .arg(method, QString::number(s.steps[i], 'g', 10),
+                                QString::number(s.values[i], 'g', kReadoutDigits));
+        if (smoothing_ > 0 && i < s.smoothed.size())
+            line += tr(" (smoothed %1)").arg(QString::number(s.smoothed[i], 'g', kReadoutDigits));
+        lines << line;
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void LossCurvePanel::showCrosshairAt(double step) {
+    if (!std::isfinite(step) || series_.isEmpty()) return;
+    crosshairPinned_ = true;
+    placeCrosshair(step);
+    setCrosshairItemsVisible(true);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void LossCurvePanel::hideCrosshair() {
+    crosshairPinned_ = false;
+    if (!crosshairVisible()) return;
+    setCrosshairItemsVisible(false);
+    plot_->layer(kOverlayLayer)->replot();
+}
+
+bool LossCurvePanel::crosshairVisible() const {
+    return crosshairLine_->visible();
+}
+
+QString LossCurvePanel::crosshairText() const {
+    return crosshairVisible() ? crosshairBox_->text() : QString();
+}
+
+void LossCurvePanel::setCrosshairItemsVisible(bool on) {
+    crosshairLine_->setVisible(on);
+    crosshairBox_->setVisible(on);
+    for (QCPItemTracer* t : std::as_const(tracers_))
+        t->setVisible(on && t->property("used").toBool());
+}
+
+void LossCurvePanel::refreshCrosshair() {
+    if (crosshairVisible()) placeCrosshair(crosshairStep_);
+}
+
+void LossCurvePanel::onMouseMove(QMouseEvent* event) {
+    if (!crosshairEnabled_) return;
+    const QPointF pos = event->position();
+    if (series_.isEmpty() || !QRectF(plot_->axisRect()->rect()).contains(pos)) {
+        if (!crosshairPinned_) hideCrosshair();
+        return;
+    }
+    crosshairPinned_ = false;  // the mouse takes over a pinned crosshair
+    placeCrosshair(plot_->xAxis->pixelToCoord(pos.x()));
+    setCrosshairItemsVisible(true);
+    plot_->layer(kOverlayLayer)->replot();
+}
+
+bool LossCurvePanel::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == plot_ && event->type() == QEvent::Leave && !crosshairPinned_) hideCrosshair();
+    return QWidget::eventFilter(watched, event);
+}
+
+// Line at `step`, the readout box beside it (right of the line unless it would leave the plot,
+// below the legend where they would overlap) and a dot on each method's drawn curve.
+void LossCurvePanel::placeCrosshair(double step) {
+    crosshairStep_ = step;
+    crosshairLine_->start->setCoords(step, 0.0);
+    crosshairLine_->end->setCoords(step, 1.0);
+    const QString text = readoutAt(step);
+    crosshairBox_->setText(text);
+
+    const QRect rect = plot_->axisRect()->rect();
+    const QMargins pad = crosshairBox_->padding();
+    const QSize box = QFontMetrics(crosshairBox_->font())
+                          .boundingRect(QRect(0, 0, 4096, 4096), Qt::AlignLeft | Qt::AlignTop, text)
+                          .size()
+                          .grownBy(pad);
+    // Right of the line in the left part of the plot, left of it in the right part (decided on
+    // the axis range, so an export at another size agrees), unless the box would not fit there.
+    const double px = plot_->xAxis->coordToPixel(step);
+    const QCPRange x = plot_->xAxis->range();
+    const bool fitsRight = px + kBoxGap + box.width() <= rect.right();
+    const bool fitsLeft = px - kBoxGap - box.width() >= rect.left();
+    const bool preferRight = x.size() <= 0 || (step - x.lower) / x.size() < 0.55;
+    const bool right = preferRight ? fitsRight || !fitsLeft : !fitsLeft && fitsRight;
+    const double left = right ? px + kBoxGap : px - kBoxGap - box.width();
+    double dy = kBoxGap;
+    const QRect legend = plot_->legend->outerRect();
+    if (plot_->legend->visible() && !legendColumn_ && legend.isValid() && left < legend.right() &&
+        left + box.width() > legend.left())
+        dy = legend.bottom() - rect.top() + kBoxGap;
+    crosshairBox_->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignLeft : Qt::AlignRight));
+    crosshairBox_->position->setCoords(right ? kBoxGap : -kBoxGap, dy);
+
+    while (tracers_.size() < order_.size()) {
+        auto* t = new QCPItemTracer(plot_);
+        t->setLayer(kOverlayLayer);
+        t->setStyle(QCPItemTracer::tsCircle);
+        t->setSize(7);
+        t->setBrush(Qt::white);
+        tracers_.push_back(t);
+    }
+    for (int k = 0; k < tracers_.size(); ++k) {
+        QCPItemTracer* t = tracers_[k];
+        bool used = false;
+        if (k < order_.size()) {
+            const Series& s = series_[order_[k]];
+            const int i = nearestFinite(s.steps, s.values, step);
+            const double y = i < 0 ? kNaN : (s.smooth ? s.smoothed.value(i, kNaN) : s.values[i]);
+            if (i >= 0 && keep(y)) {
+                t->position->setCoords(s.steps[i], y);
+                t->setPen(QPen(s.pen.color(), 1.8));
+                used = true;
+            }
+        }
+        t->setProperty("used", used);
+        t->setVisible(used && crosshairLine_->visible());
+    }
+}
+
+// ---- context menu ----------------------------------------------------------------------------
+
+QMenu* LossCurvePanel::createContextMenu(QWidget* parent) {
+    auto* menu = new QMenu(parent);
+    menu->addAction(tr("Copy image"), this,
+                    [this] { copyToClipboard(plot_->width(), plot_->height()); });
+    menu->addAction(tr("Save figure…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save figure"), metric_ + QStringLiteral(".png"),
+            tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
+        if (!path.isEmpty()) exportTo(path, plot_->width(), plot_->height());
+    });
+    menu->addAction(tr("Save data as CSV…"), this, [this] {
+        const QString path = QFileDialog::getSaveFileName(
+            this, tr("Save data"), metric_ + QStringLiteral(".csv"), tr("CSV (*.csv)"));
+        if (!path.isEmpty()) exportCsv(path);
+    });
+    menu->addSeparator();
+    QAction* log = menu->addAction(tr("Log y axis"), this, [this](bool on) { setLogY(on); });
+    log->setCheckable(true);
+    log->setChecked(logY_);
+    QMenu* smoothingMenu = menu->addMenu(tr("Smoothing"));
+    auto* group = new QActionGroup(smoothingMenu);
+    for (double w : {0.0, 0.6, 0.8, 0.9, 0.95, 0.99}) {
+        QAction* a = smoothingMenu->addAction(w == 0 ? tr("Off") : QString::number(w), this,
+                                              [this, w] { setSmoothing(w); });
+        a->setCheckable(true);
+        a->setChecked(w == smoothing_);
+        a->setData(w);
+        group->addAction(a);
+    }
+    QAction* cross = menu->addAction(tr("Crosshair readout"), this,
+                                     [this](bool on) { setCrosshairEnabled(on); });
+    cross->setCheckable(true);
+    cross->setChecked(crosshairEnabled_);
+    menu->addAction(tr("Reset zoom"), this, [this] { rescale(); });
+    return menu;
 }
 
 }  // namespace liftlab

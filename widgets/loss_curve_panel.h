@@ -1,7 +1,18 @@
 // One metric over training steps, one curve per method, growing live. Wraps a QCustomPlot.
 // GUI-thread only, like every widget: producers hand values to the GUI thread first.
+//
+// Smoothing is TensorBoard's debiased exponential moving average with weight w, over the finite
+// values of a method in step order (the same on log and linear axes):
+//     m_0 = 0,   m_k = w·m_{k-1} + (1 − w)·x_k,   s_k = m_k / (1 − w^k)
+// (k counts finite values only; a NaN/inf value gets no smoothed value and does not advance k).
+// While it is on, s is drawn in the method colour and the raw curve stays behind it, faint.
+//
+// A crosshair follows the mouse over the plot: a vertical line at the cursor's step and a box
+// with, per method, the value at the recorded step nearest to it (and its smoothed value).
+// Left drag zooms into a rectangle, the wheel zooms, a double-click shows everything again.
 #pragma once
 #include <QHash>
+#include <QPen>
 #include <QString>
 #include <QStringList>
 #include <QVector>
@@ -9,8 +20,13 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QCPItemLine;
+class QCPItemText;
+class QCPItemTracer;
 class QCPLayoutGrid;
 class QCPTextElement;
+class QMenu;
+class QMouseEvent;
 
 namespace liftlab {
 
@@ -22,59 +38,129 @@ public:
     // The y-axis label (underscores shown as spaces).
     void setMetric(const QString& name);
     QString metric() const { return metric_; }
-    // Log y axis (the default). Call before adding data: on a log axis non-positive values are
-    // skipped when they arrive. NaN and ±inf are always skipped.
+    // Log y axis (the default). On a log axis non-positive values are not drawn; switching
+    // later re-filters the data kept per method, so they come back on a linear axis. NaN and
+    // ±inf are never drawn.
     void setLogY(bool on);
     bool logY() const { return logY_; }
     void setTitle(const QString& title);
 
     // Appends to the method's curve (created on first use, legend entry = method). Steps after
-    // the points already there are appended without re-sorting the old data. Replots on the
-    // next event-loop pass, so many appends in one tick cost one redraw.
+    // the points already there are appended without re-sorting the old data (earlier steps are
+    // merged in step order). Replots on the next event-loop pass, so many appends in one tick
+    // cost one redraw.
     void appendPoints(const QString& method, const QVector<double>& steps,
                       const QVector<double>& values);
     // A shaded band (e.g. min..max or mean ± sd over seeds) behind the method's curve; replaces
-    // any previous band of that method.
+    // any previous band of that method. Smoothing does not touch it.
     void setBand(const QString& method, const QVector<double>& steps, const QVector<double>& lo,
                  const QVector<double>& hi);
     // A note shown after the method's legend entry, e.g. "diverged at step 12"; empty clears it.
     void setSeriesNote(const QString& method, const QString& note);
 
+    // EMA weight w in [0, 0.999] (0 = off, the default; 0.6–0.99 are usual). Out-of-range
+    // values are clamped, NaN means off. Applies to the data already there and to later data.
+    void setSmoothing(double weight);
+    double smoothing() const { return smoothing_; }
+
+    // Crosshair and value readout under the mouse (on by default).
+    void setCrosshairEnabled(bool on);
+    bool crosshairEnabled() const { return crosshairEnabled_; }
+    // The readout text for a cursor at `step`: a "step N" line, then one line per method in
+    // legend order, "method @S: v" or, with smoothing on, "method @S: v (smoothed s)", where S
+    // is the recorded step nearest to `step` with a finite value and v, s are printed with 5
+    // significant digits; "method: —" when the method has no finite value. Empty without series.
+    QString readoutAt(double step) const;
+    // Pins the crosshair at `step` (kept in exports, e.g. for a figure) until hideCrosshair();
+    // the crosshair that follows the mouse is left out of exports and the clipboard.
+    void showCrosshairAt(double step);
+    void hideCrosshair();
+    bool crosshairVisible() const;
+    QString crosshairText() const;  // the readout being shown, empty when hidden
+
+    // Removes every series; the settings (metric, log y, smoothing, crosshair) stay.
     void clear();
     int seriesCount() const;
     int pointCount(const QString& method) const;  // 0 for an unknown method
+    // The drawn curves of a method, for tests: raw values, and the EMA (nullptr while smoothing
+    // is off). nullptr for an unknown method.
+    QCPGraph* rawGraph(const QString& method) const;
+    QCPGraph* smoothedGraph(const QString& method) const;
     // Fits the axes to the data and resumes following new data after a user zoom.
     void rescale();
 
     // Writes PNG, SVG or PDF (chosen by the extension) at width × height pixels.
     bool exportTo(const QString& path, int width, int height);
+    // Long-format CSV of every method's raw data in legend order, step order within a method:
+    // header "method,step,value" + ",smoothed" while smoothing is on + ",band_lo,band_hi" when
+    // some method has a band. Band cells are empty where the method has no band value at that
+    // step; band steps without a recorded value get a row with an empty value. Numbers are
+    // written round-trip exact (shortest form), NaN as "nan", ±inf as "inf"/"-inf". False if the
+    // file cannot be written.
+    bool exportCsv(const QString& path) const;
+    // Puts a width × height PNG rendering of the plot on the system clipboard.
+    void copyToClipboard(int width, int height);
+    // The right-click menu (also built on demand by the plot): copy image, save figure / CSV,
+    // log y, smoothing presets, crosshair, reset zoom. The caller owns the menu.
+    QMenu* createContextMenu(QWidget* parent);
 
     QCustomPlot* plot() const { return plot_; }
 
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
 private:
     struct Series {
-        QCPGraph* graph = nullptr;
+        QCPGraph* graph = nullptr;   // raw values (faint while smoothing is on)
+        QCPGraph* smooth = nullptr;  // the EMA, while smoothing is on
         QCPGraph* bandLo = nullptr;
         QCPGraph* bandHi = nullptr;
         QString note;
+        QPen pen;
+        // Everything the method was given (finite steps only), in step order, so a change of
+        // axis or smoothing re-filters from the data rather than from what happens to be drawn.
+        QVector<double> steps, values;
+        QVector<double> smoothed;  // EMA per raw point (NaN for non-finite values), if on
+        double emaLast = 0.0;      // EMA state after the last point
+        int emaCount = 0;
+        QVector<double> bandSteps, bandLoValues, bandHiValues;
     };
 
     Series& ensureSeries(const QString& method);
     void updateLegendName(const QString& method);
+    void rebuildLegend();
     QPen seriesPen(const QString& method);
+    void applySeriesStyle(Series& s);
     void placeLegend();
     void fitAxes();
     bool keep(double value) const;
     void onUserZoom();
+    void recomputeSmoothed(Series& s) const;
+    void extendSmoothed(Series& s, int from) const;
+    void redrawSeries(Series& s);
+    void redrawBand(Series& s);
+    void onMouseMove(QMouseEvent* event);
+    void placeCrosshair(double step);
+    void setCrosshairItemsVisible(bool on);
+    void refreshCrosshair();
 
     QCustomPlot* plot_ = nullptr;
     QCPTextElement* title_ = nullptr;
     QHash<QString, Series> series_;
+    QStringList order_;                      // methods in order of first appearance
     QStringList sweepSuffixes_;              // "@key=value" parts in order of first appearance
     QCPLayoutGrid* legendColumn_ = nullptr;  // holds the legend while it sits beside the plot
     QString metric_;
     bool logY_ = true;
     bool followData_ = true;  // false once the user zooms; double-click or rescale() restores it
+    double smoothing_ = 0.0;
+
+    bool crosshairEnabled_ = true;
+    bool crosshairPinned_ = false;  // placed by showCrosshairAt: stays and is exported
+    double crosshairStep_ = 0.0;
+    QCPItemLine* crosshairLine_ = nullptr;
+    QCPItemText* crosshairBox_ = nullptr;
+    QVector<QCPItemTracer*> tracers_;  // one dot per method on its drawn curve
 };
 
 }  // namespace liftlab

@@ -3,11 +3,17 @@
 #include <qcustomplot.h>
 #include <QVBoxLayout>
 #include <cmath>
+#include <iterator>
 
+#include "log_axis_ticker.h"
 #include "method_colors.h"
 #include "plot_style.h"
 
 namespace liftlab {
+
+namespace {
+constexpr double kLogMargin = 1.15;  // multiplicative head-room above and below on the log axis
+}  // namespace
 
 SpectrumPanel::SpectrumPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
     auto* layout = new QVBoxLayout(this);
@@ -18,7 +24,10 @@ SpectrumPanel::SpectrumPanel(QWidget* parent) : QWidget(parent), plot_(new QCust
     plot_->xAxis->setLabel(tr("index i"));
     plot_->yAxis->setLabel(tr("singular value σᵢ"));
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
-    plot_->yAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    // Labels 1-2-5 multiples when the spectrum spans little more than a decade.
+    plot_->yAxis->setTicker(QSharedPointer<LogAxisTicker>::create());
+    plot_->yAxis->setNumberFormat(QStringLiteral("eb"));  // 10⁻² style labels
+    plot_->yAxis->setNumberPrecision(0);
     plot_->setInteractions(QCP::iRangeZoom);
     plot_->setSelectionRectMode(QCP::srmZoom);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { redraw(); });
@@ -63,6 +72,19 @@ QVector<int> SpectrumPanel::steps(const QString& method) const {
     return spectra_.value(method).keys().toVector();
 }
 
+QVector<double> SpectrumPanel::spectrum(const QString& method, int step) const {
+    return spectra_.value(method).value(step);
+}
+
+int SpectrumPanel::displayedStep(const QString& method) const {
+    const auto it = spectra_.constFind(method);
+    if (it == spectra_.cend() || it->isEmpty()) return -1;
+    if (history_ || shownStep_ < 0) return it->lastKey();
+    // The latest at or before the shown step; the first one if they all come later.
+    auto after = it->upperBound(shownStep_);
+    return after == it->cbegin() ? it->firstKey() : std::prev(after).key();
+}
+
 QVector<double> SpectrumPanel::prepared(const QVector<double>& sv) const {
     QVector<double> out;
     const double top = sv.isEmpty() ? 1.0 : sv.front();
@@ -83,15 +105,7 @@ void SpectrumPanel::redraw() {
         const QColor base = methodColor(it.key());
         QList<int> keys = it.value().keys();
         if (keys.isEmpty()) continue;
-        QList<int> shown;
-        if (history_) {
-            shown = keys;
-        } else {
-            int chosen = keys.front();
-            for (int s : keys)
-                if (shownStep_ < 0 || s <= shownStep_) chosen = s;
-            shown = {chosen};
-        }
+        const QList<int> shown = history_ ? keys : QList<int>{displayedStep(it.key())};
         for (int i = 0; i < shown.size(); ++i) {
             const auto sv = prepared(it.value().value(shown[i]));
             QVector<double> x(sv.size());
@@ -108,6 +122,13 @@ void SpectrumPanel::redraw() {
         }
     }
     plot_->rescaleAxes();
+    if (plot_->graphCount() > 0) {
+        // A little room around the curves so the first σ and the tail do not sit on the box.
+        const QCPRange x = plot_->xAxis->range();
+        plot_->xAxis->setRange(x.lower - 0.5, x.upper + 0.5);
+        const QCPRange y = plot_->yAxis->range();
+        if (y.lower > 0) plot_->yAxis->setRange(y.lower / kLogMargin, y.upper * kLogMargin);
+    }
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

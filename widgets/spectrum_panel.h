@@ -4,6 +4,7 @@
 #pragma once
 #include <QMap>
 #include <QString>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
 
@@ -31,6 +32,14 @@ public:
     int methodCount() const { return spectra_.size(); }
     int curveCount() const;
     QVector<int> steps(const QString& method) const;
+    QStringList methods() const { return spectra_.keys(); }  // in the legend's (sorted) order
+    // The spectrum recorded for `method` at exactly `step` (empty if there is none).
+    QVector<double> spectrum(const QString& method, int step) const;
+    // The recorded step whose spectrum is drawn for `method`: the latest at or before the shown
+    // step (the latest of all in history mode or for showStep(-1); the first if the method
+    // starts later than the shown step). -1 for an unknown method.
+    int displayedStep(const QString& method) const;
+    int shownStep() const { return shownStep_; }  // as given to showStep (-1: the latest)
     bool exportTo(const QString& path, int width, int height);
     QCustomPlot* plot() const { return plot_; }
 
