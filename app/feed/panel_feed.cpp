@@ -22,8 +22,8 @@ QVector<double> qvec(const std::vector<double>& v) {
 
 bool metricPrefersLogAxis(const std::string& metric) {
     static const char* kLinear[] = {
-        "test_accuracy",      "eff_rank",      "log_z",      "ess_fraction",
-        "shoulder_occupancy", "one_step_gain", "sigma2_jac", "p_value"};
+        "test_accuracy", "eff_rank",   "log_z",   "ess_fraction",   "shoulder_occupancy",
+        "one_step_gain", "sigma2_jac", "p_value", "solve_fraction", "time_s"};
     for (const char* m : kLinear)
         if (metric == m) return false;
     return true;

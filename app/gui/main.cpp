@@ -1,5 +1,6 @@
 // liftlab: the GUI. liftlab [--preset NAME] [--autostart] [--screenshot FILE] [--quit-when-done]
-//                           [--steps N] [--out DIR]
+//                           [--steps N] [--out DIR] [--open RUN_DIR] [--tab NAME]
+//                           [--compute-landscape] [--export-all DIR]
 #include <QApplication>
 
 #include <QCommandLineParser>
@@ -10,6 +11,7 @@
 #include "passive_openmp.h"
 
 #include "main_window.h"
+#include "run_view.h"
 #include "training_session.h"
 
 namespace {
@@ -50,7 +52,22 @@ int main(int argc, char** argv) {
     const QCommandLineOption outOpt(QStringLiteral("out"),
                                     QStringLiteral("Parent folder of the run folders."),
                                     QStringLiteral("DIR"));
-    parser.addOptions({presetOpt, autostartOpt, screenshotOpt, quitOpt, stepsOpt, outOpt});
+    const QCommandLineOption openOpt(QStringLiteral("open"),
+                                     QStringLiteral("Open a finished run folder in every panel."),
+                                     QStringLiteral("RUN_DIR"));
+    const QCommandLineOption tabOpt(
+        QStringLiteral("tab"),
+        QStringLiteral("Panel to show: curves, spectrum, landscape, escape or ablation."),
+        QStringLiteral("NAME"));
+    const QCommandLineOption landscapeOpt(
+        QStringLiteral("compute-landscape"),
+        QStringLiteral("With --open: compute (or load cached) landscapes before the screenshot."));
+    const QCommandLineOption exportOpt(
+        QStringLiteral("export-all"),
+        QStringLiteral("Before the screenshot, export every panel as PNG into DIR."),
+        QStringLiteral("DIR"));
+    parser.addOptions({presetOpt, autostartOpt, screenshotOpt, quitOpt, stepsOpt, outOpt, openOpt,
+                       tabOpt, landscapeOpt, exportOpt});
     parser.process(app);
 
     liftlab::MainWindow window;
@@ -70,14 +87,40 @@ int main(int argc, char** argv) {
         window.setSteps(steps);
     }
     if (parser.isSet(outOpt)) window.setOutputDir(parser.value(outOpt));
+    int tab = -1;
+    if (parser.isSet(tabOpt)) {
+        for (int i = 0; i < liftlab::RunView::TabCount; ++i)
+            if (window.runView()->tabKey(i) == parser.value(tabOpt)) tab = i;
+        if (tab < 0) {
+            std::fprintf(stderr,
+                         "liftlab: --tab must be curves, spectrum, landscape, escape or "
+                         "ablation\n");
+            return 2;
+        }
+    }
+    if (parser.isSet(openOpt) && !window.openRun(parser.value(openOpt))) {
+        std::fprintf(stderr, "liftlab: %s\n", qPrintable(window.statusText()));
+        return 2;
+    }
+    if (tab >= 0) window.runView()->setCurrentIndex(tab);
     window.show();
 
     const QString screenshot = parser.value(screenshotOpt);
     const bool quitWhenDone = parser.isSet(quitOpt);
     int exitCode = 0;
     // Screenshot first, then quit: both only after the window has drawn its last state.
+    const QString exportDir = parser.value(exportOpt);
     auto wrapUp = [&](bool quit) {
         QTimer::singleShot(kSettleMs, &window, [&, quit] {
+            if (!exportDir.isEmpty()) {
+                const QStringList files = window.exportAllPanels(exportDir, QStringLiteral("png"));
+                for (const QString& f : files) std::printf("%s\n", qPrintable(f));
+                if (files.isEmpty()) {
+                    std::fprintf(stderr, "liftlab: nothing exported to %s\n",
+                                 qPrintable(exportDir));
+                    exitCode = 1;
+                }
+            }
             if (!screenshot.isEmpty() && !window.grab().save(screenshot)) {
                 std::fprintf(stderr, "liftlab: could not write %s\n", qPrintable(screenshot));
                 exitCode = 1;
@@ -103,7 +146,23 @@ int main(int argc, char** argv) {
                 wrapUp(quitWhenDone);
             }
         });
-    } else if (!screenshot.isEmpty()) {
+    } else if (parser.isSet(landscapeOpt)) {
+        QObject::connect(window.runView(), &liftlab::RunView::landscapeDone, &window,
+                         [&](const QString& message, bool ok) {
+                             std::fprintf(stderr, "liftlab: %s\n", qPrintable(message));
+                             if (!ok) exitCode = 1;
+                             wrapUp(quitWhenDone);
+                         });
+        QTimer::singleShot(0, &window, [&] {
+            window.runView()->setCurrentIndex(liftlab::RunView::LandscapeTab);
+            if (!window.runView()->computeLandscape()) {
+                std::fprintf(stderr, "liftlab: %s\n",
+                             qPrintable(window.runView()->landscapeStatus()));
+                exitCode = 1;
+                wrapUp(quitWhenDone);
+            }
+        });
+    } else if (!screenshot.isEmpty() || !exportDir.isEmpty()) {
         QTimer::singleShot(kIdleScreenshotDelayMs, &window, [&] { wrapUp(quitWhenDone); });
     }
     const int rc = QApplication::exec();

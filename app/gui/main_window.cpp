@@ -1,35 +1,33 @@
 #include "main_window.h"
 
+#include <qcustomplot.h>
 #include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QClipboard>
-#include <QDesktopServices>
-#include <QDockWidget>
-#include <QDragEnterEvent>
-#include <QDropEvent>
-#include <QInputDialog>
-#include <QListWidget>
-#include <QMenuBar>
-#include <QMimeData>
-#include <QPalette>
-#include <QStyleFactory>
-#include <QTimer>
-#include <QUrl>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDesktopServices>
 #include <QDir>
+#include <QDockWidget>
 #include <QDoubleValidator>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
 #include <QHash>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QLocale>
+#include <QMenuBar>
+#include <QMimeData>
 #include <QPainter>
+#include <QPalette>
 #include <QPixmap>
 #include <QProgressBar>
 #include <QPushButton>
@@ -38,13 +36,15 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QStyleFactory>
+#include <QTimer>
 #include <QToolButton>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
 #include <fstream>
 #include <limits>
-#include <qcustomplot.h>
 
 #include "core/errors.h"
 #include "loss_curve_panel.h"
@@ -54,9 +54,9 @@
 #include "run_folder_data.h"
 #include "run_history_panel.h"
 #include "run_view.h"
-#include "training/icnn_landscape.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
+#include "training/icnn_landscape.h"
 #include "training_session.h"
 
 namespace liftlab {
@@ -179,7 +179,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     splitter_->addWidget(view_);
     splitter_->setStretchFactor(0, 0);
     splitter_->setStretchFactor(1, 1);
-    splitter_->setSizes({300, 900});
+    splitter_->setSizes({340, 1000});
     setCentralWidget(splitter_);
 
     statusLabel_ = new QLabel(this);
@@ -204,13 +204,13 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     historyDock_->setObjectName(QStringLiteral("historyDock"));
     historyDock_->setWidget(historyPanel_);
     addDockWidget(Qt::BottomDockWidgetArea, historyDock_);
+    resizeDocks({historyDock_}, {170}, Qt::Vertical);
     connect(historyPanel_, &RunHistoryPanel::openRequested, this,
             [this](const QString& dir) { openRun(dir); });
     connect(historyPanel_, &RunHistoryPanel::compareRequested, this,
             [this](const QString& a, const QString& b) { openRun(a, b); });
-    connect(historyPanel_, &RunHistoryPanel::revealRequested, this, [](const QString& dir) {
-        QDesktopServices::openUrl(QUrl::fromLocalFile(dir));
-    });
+    connect(historyPanel_, &RunHistoryPanel::revealRequested, this,
+            [](const QString& dir) { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
     setAcceptDrops(true);
 
     connect(view_, &RunView::landscapeProgress, this, [this](double f) {
@@ -231,8 +231,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
         pauseButton_->setText(paused ? tr("Resume") : tr("Pause"));
         pauseAction_->setText(paused ? tr("&Resume") : tr("&Pause"));
-        if (paused) showMessage(tr("Paused at step %L1 — Resume goes on, Stop ends.").arg(lastStep_));
-        else showMessage(progressText());
+        if (paused)
+            showMessage(tr("Paused at step %L1 — Resume goes on, Stop ends.").arg(lastStep_));
+        else
+            showMessage(progressText());
     });
     connect(session_, &TrainingSession::statusChanged, this, &MainWindow::onStatus);
     connect(session_, &TrainingSession::progress, this, &MainWindow::onProgress);
@@ -803,8 +805,8 @@ void MainWindow::buildMenus() {
             showMessage(tr("Open a run first, then pick the run to compare it with."), true);
             return;
         }
-        const QString dir = QFileDialog::getExistingDirectory(
-            this, tr("Compare with"), QFileInfo(openedRun_).path());
+        const QString dir = QFileDialog::getExistingDirectory(this, tr("Compare with"),
+                                                              QFileInfo(openedRun_).path());
         if (!dir.isEmpty()) openRun(openedRun_, dir);
     });
     file->addSeparator();
@@ -843,8 +845,8 @@ void MainWindow::buildMenus() {
     file->addAction(tr("Export curves as &CSV…"), this, [this] {
         const QString path = QFileDialog::getSaveFileName(
             this, tr("Export curves"),
-            QDir(labSettings().value(QStringLiteral("paths/export"), QDir::currentPath())
-                     .toString())
+            QDir(
+                labSettings().value(QStringLiteral("paths/export"), QDir::currentPath()).toString())
                 .filePath(shownMetric_ + QStringLiteral(".csv")),
             tr("CSV (*.csv)"));
         if (path.isEmpty()) return;
@@ -884,8 +886,8 @@ void MainWindow::buildMenus() {
 
     QMenu* viewMenu = menuBar()->addMenu(tr("&View"));
     for (int i = 0; i < RunView::TabCount; ++i) {
-        QAction* a = viewMenu->addAction(view_->tabText(i), this,
-                                         [this, i] { view_->setCurrentIndex(i); });
+        QAction* a =
+            viewMenu->addAction(view_->tabText(i), this, [this, i] { view_->setCurrentIndex(i); });
         a->setShortcut(QKeySequence(Qt::ALT | static_cast<Qt::Key>(Qt::Key_1 + i)));
     }
     viewMenu->addSeparator();
@@ -927,9 +929,15 @@ bool MainWindow::openRun(const QString& runDir, const QString& compareDir) {
     redrawCurves();
     view_->showRun(*a);
     configureLandscape(view_, runDir);
+    // The form shows the run's preset, and the history lists the run's neighbours when its own
+    // folder has no runs.
+    if (presetCombo_->findText(QString::fromStdString(a->name)) >= 0 && form_->isEnabled())
+        selectPreset(QString::fromStdString(a->name));
+    if (historyPanel_->runCount() == 0) historyPanel_->setRoot(QFileInfo(runDir).path());
+    historyPanel_->selectRun(runDir);
     progressBar_->setValue(0);
-    showMessage(b ? tr("Comparing %1 with %2").arg(QDir::toNativeSeparators(runDir),
-                                                   QDir::toNativeSeparators(compareDir))
+    showMessage(b ? tr("Comparing %1 with %2")
+                        .arg(QDir::toNativeSeparators(runDir), QDir::toNativeSeparators(compareDir))
                   : tr("Opened %1 (%2)")
                         .arg(QDir::toNativeSeparators(runDir),
                              a->status.empty() ? tr("no summary: incomplete")
@@ -964,7 +972,8 @@ void MainWindow::copyPlotToClipboard() {
     QApplication::clipboard()->setPixmap(
         plot->toPixmap(size.width(), size.height(), exportDpi_ / 96.0));
     plot->replot(QCustomPlot::rpQueuedReplot);
-    showMessage(tr("Copied the %1 plot to the clipboard.").arg(view_->tabText(view_->currentIndex())));
+    showMessage(
+        tr("Copied the %1 plot to the clipboard.").arg(view_->tabText(view_->currentIndex())));
 }
 
 void MainWindow::setExportDpi(int dpi) {
@@ -1007,9 +1016,10 @@ void MainWindow::restoreSession() {
     }
     refreshQueueView();
     if (!queue_.isEmpty())
-        showMessage(tr("%n queued run(s) restored from the last session; Start or Queue runs "
-                       "them in order.",
-                       nullptr, queue_.size()));
+        showMessage(
+            tr("%n queued run(s) restored from the last session; Start or Queue runs "
+               "them in order.",
+               nullptr, queue_.size()));
     const QString opened = settings.value(QStringLiteral("session/opened")).toString();
     if (!opened.isEmpty() && QFileInfo::exists(opened + QStringLiteral("/metrics.csv")))
         openRun(opened);

@@ -1,5 +1,6 @@
 #include "run_view.h"
 
+#include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -13,7 +14,6 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
-#include <qcustomplot.h>
 
 #include "ablation_panel.h"
 #include "escape_panel.h"
@@ -132,11 +132,12 @@ QWidget* RunView::buildLandscapeTab() {
     lsSeed_->setObjectName(QStringLiteral("landscapeSeed"));
     lsDirections_ = new QComboBox(tab);
     lsDirections_->setObjectName(QStringLiteral("landscapeDirections"));
-    lsDirections_->addItems({QStringLiteral("pca"), QStringLiteral("delta-pca"),
-                             QStringLiteral("random")});
-    lsDirections_->setToolTip(tr("pca: top-2 PCA of the trajectory · delta-pca: first→last and "
-                                 "the PCA direction orthogonal to it · random: seeded, "
-                                 "filter-normalised"));
+    lsDirections_->addItems(
+        {QStringLiteral("pca"), QStringLiteral("delta-pca"), QStringLiteral("random")});
+    lsDirections_->setToolTip(
+        tr("pca: top-2 PCA of the trajectory · delta-pca: first→last and "
+           "the PCA direction orthogonal to it · random: seeded, "
+           "filter-normalised"));
     lsGridTheta_ = new QSpinBox(tab);
     lsGridTheta_->setObjectName(QStringLiteral("landscapeGridTheta"));
     lsGridTheta_->setRange(3, 201);
@@ -156,9 +157,9 @@ QWidget* RunView::buildLandscapeTab() {
     lsProgress_->setMaximumWidth(160);
     connect(lsCompute_, &QPushButton::clicked, this, [this] { computeLandscape(); });
     connect(lsCancel_, &QPushButton::clicked, this, &RunView::cancelLandscape);
-    layout->addWidget(row(tab, {new QLabel(tr("Centre"), tab), lsMethod_, lsSeed_,
-                                new QLabel(tr("Plane"), tab), lsDirections_, lsGridTheta_,
-                                lsGridLifted_, lsCompute_, lsCancel_, lsProgress_}));
+    layout->addWidget(
+        row(tab, {new QLabel(tr("Centre"), tab), lsMethod_, lsSeed_, new QLabel(tr("Plane"), tab),
+                  lsDirections_, lsGridTheta_, lsGridLifted_, lsCompute_, lsCancel_, lsProgress_}));
     landscape_ = new LandscapePanel(tab);
     layout->addWidget(landscape_, 1);
     lsTimeline_ = new QSlider(Qt::Horizontal, tab);
@@ -195,8 +196,9 @@ QWidget* RunView::buildAblationTab() {
     auto* ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
     emittedBox_ = new QCheckBox(tr("gradient at each batch's emitted iterate"), left);
-    emittedBox_->setToolTip(tr("Off: σ²_Jac with g_b taken at one fixed iterate (METHODS.md); "
-                               "on: at each probe batch's own emitted θ̃_b"));
+    emittedBox_->setToolTip(
+        tr("Off: σ²_Jac with g_b taken at one fixed iterate (METHODS.md); "
+           "on: at each probe batch's own emitted θ̃_b"));
     ablation_ = new AblationPanel(left);
     ablation_->setValueLabel(QStringLiteral("σ²_Jac = tr Cov(θ̃_b, g_b)"));
     ll->addWidget(row(left, {emittedBox_}));
@@ -233,7 +235,8 @@ void RunView::addPoints(const QVector<SessionPoint>& points) {
         o.second.push_back(p.value);
         touched.insert(p.method);
     }
-    for (const QString& m : touched) escape_->setOccupancy(m, occupancy_[m].first, occupancy_[m].second);
+    for (const QString& m : touched)
+        escape_->setOccupancy(m, occupancy_[m].first, occupancy_[m].second);
     hasEscape_ = hasEscape_ || !touched.isEmpty();
 }
 
@@ -341,10 +344,10 @@ void RunView::onLandscapeFinished(const QVector<LandscapeSideResult>& sides) {
         landscape_->setSideVisible(side, true);
         landscape_->setGrid(side, s.nAlpha, s.nBeta, s.alphaMin, s.alphaMax, s.betaMin, s.betaMax,
                             s.loss);
-        landscape_->setSideTitle(side, s.theta ? tr("θ-space, %1 parameters").arg(s.parameters)
-                                               : tr("lifted space of %1, %2 parameters")
-                                                     .arg(s.method)
-                                                     .arg(s.parameters));
+        landscape_->setSideTitle(
+            side, s.theta
+                      ? tr("θ-space, %1 parameters").arg(s.parameters)
+                      : tr("lifted space of %1, %2 parameters").arg(s.method).arg(s.parameters));
         for (auto it = s.alpha.cbegin(); it != s.alpha.cend(); ++it) {
             landscape_->addTrajectory(side, it.key(), s.steps[it.key()], it.value(),
                                       s.beta[it.key()]);
@@ -367,8 +370,8 @@ void RunView::onLandscapeFinished(const QVector<LandscapeSideResult>& sides) {
                                                                : tr("trajectory PCA 2");
     landscape_->setAxisLabels(axis1, axis2);
     if (!sides.isEmpty())
-        landscape_->setTitle(tr("test NLL around the final %1, %2 plane")
-                                 .arg(sides.front().method, kind));
+        landscape_->setTitle(
+            tr("test NLL around the final %1, %2 plane").arg(sides.front().method, kind));
     lsTimeline_->setEnabled(!lsSteps_.isEmpty());
     lsTimeline_->setRange(0, std::max<int>(0, lsSteps_.size() - 1));
     lsTimeline_->setValue(lsTimeline_->maximum());
@@ -393,23 +396,35 @@ QString RunView::tabKey(int index) const {
 
 bool RunView::hasContent(int index) const {
     switch (index) {
-        case CurvesTab: return curves_->seriesCount() > 0;
-        case SpectrumTab: return hasSpectrum_;
-        case LandscapeTab: return hasLandscape_;
-        case EscapeTab: return hasEscape_;
-        case AblationTab: return hasAblation_;
-        default: return false;
+        case CurvesTab:
+            return curves_->seriesCount() > 0;
+        case SpectrumTab:
+            return hasSpectrum_;
+        case LandscapeTab:
+            return hasLandscape_;
+        case EscapeTab:
+            return hasEscape_;
+        case AblationTab:
+            return hasAblation_;
+        default:
+            return false;
     }
 }
 
 bool RunView::exportTab(int index, const QString& path, int width, int height) {
     switch (index) {
-        case CurvesTab: return curves_->exportTo(path, width, height);
-        case SpectrumTab: return spectrum_->exportTo(path, width, height);
-        case LandscapeTab: return landscape_->exportTo(path, width, height);
-        case EscapeTab: return escape_->exportTo(path, width, height);
-        case AblationTab: return ablation_->exportTo(path, width, height);
-        default: return false;
+        case CurvesTab:
+            return curves_->exportTo(path, width, height);
+        case SpectrumTab:
+            return spectrum_->exportTo(path, width, height);
+        case LandscapeTab:
+            return landscape_->exportTo(path, width, height);
+        case EscapeTab:
+            return escape_->exportTo(path, width, height);
+        case AblationTab:
+            return ablation_->exportTo(path, width, height);
+        default:
+            return false;
     }
 }
 
@@ -434,12 +449,18 @@ QStringList RunView::exportAll(const QString& dir, const QString& format, int wi
 
 QCustomPlot* RunView::currentPlot() const {
     switch (currentIndex()) {
-        case CurvesTab: return curves_->plot();
-        case SpectrumTab: return spectrum_->spectrumPanel()->plot();
-        case LandscapeTab: return landscape_->plot();
-        case EscapeTab: return escape_->plot();
-        case AblationTab: return ablation_->plot();
-        default: return nullptr;
+        case CurvesTab:
+            return curves_->plot();
+        case SpectrumTab:
+            return spectrum_->spectrumPanel()->plot();
+        case LandscapeTab:
+            return landscape_->plot();
+        case EscapeTab:
+            return escape_->plot();
+        case AblationTab:
+            return ablation_->plot();
+        default:
+            return nullptr;
     }
 }
 

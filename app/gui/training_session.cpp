@@ -63,8 +63,8 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
                         {sp.step, QString::fromStdString(sp.method), sp.seed,
                          QVector<double>(sp.singular_values.begin(), sp.singular_values.end())});
                 for (const auto& t : u.traces)
-                    buffer_.traces.push_back({t.step, QString::fromStdString(t.method), t.seed,
-                                              t.coordinate, t.value});
+                    buffer_.traces.push_back(
+                        {t.step, QString::fromStdString(t.method), t.seed, t.coordinate, t.value});
                 buffer_.fraction = u.fraction;
                 buffer_.step = u.phase == "data" ? -1 : u.step;  // -1: still preparing data
                 buffer_.totalSteps = u.total_steps;
