@@ -1,0 +1,141 @@
+// The visual lab end to end on the offscreen platform: a short ICNN run fills the curves, escape
+// and landscape panels; landscapes computed on the worker (with a cache hit the second time);
+// every panel switched to and exported; a run re-opened and compared with another; the queue runs
+// experiments in order; Pause holds the worker and Resume lets it go on.
+#include <gtest/gtest.h>
+#include <QApplication>
+#include <QClipboard>
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "escape_panel.h"
+#include "landscape_panel.h"
+#include "loss_curve_panel.h"
+#include "main_window.h"
+#include "run_history_panel.h"
+#include "run_view.h"
+#include "training_session.h"
+
+using liftlab::LandscapePanel;
+using liftlab::MainWindow;
+using liftlab::RunView;
+
+namespace {
+
+constexpr int kRunTimeoutMs = 180000;  // a short run on a loaded 2-core CI machine
+
+bool waitIdle(MainWindow& w) {
+    return QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs);
+}
+
+}  // namespace
+
+TEST(LabWorkflow, IcnnRunFillsPanelsComputesLandscapesAndExportsEverything) {
+    QTemporaryDir out, figures;
+    MainWindow window;
+    window.show();
+    ASSERT_TRUE(window.selectPreset("icnn-landscape"));
+    window.setSteps(40);
+    window.setOutputDir(out.path());
+    window.startRun();
+    ASSERT_TRUE(window.session()->isRunning()) << window.statusText().toStdString();
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(window.statusText().contains("Finished")) << window.statusText().toStdString();
+
+    RunView* view = window.runView();
+    EXPECT_TRUE(view->hasContent(RunView::CurvesTab));
+    EXPECT_TRUE(view->hasContent(RunView::EscapeTab));  // shoulder occupancy of every method
+    EXPECT_EQ(view->escape()->occupancyCount(), 3);
+
+    // Landscapes on the worker: both spaces, progress, then the cache on the second request.
+    view->findChild<QSpinBox*>("landscapeGridTheta")->setValue(5);
+    view->findChild<QSpinBox*>("landscapeGridLifted")->setValue(4);
+    QSignalSpy done(view, &RunView::landscapeDone);
+    QSignalSpy progress(view, &RunView::landscapeProgress);
+    ASSERT_TRUE(view->computeLandscape()) << view->landscapeStatus().toStdString();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() == 1; }, kRunTimeoutMs));
+    EXPECT_TRUE(done.at(0).at(1).toBool()) << done.at(0).at(0).toString().toStdString();
+    EXPECT_GT(progress.count(), 0);
+    EXPECT_TRUE(view->landscape()->hasGrid(LandscapePanel::Theta));
+    EXPECT_TRUE(view->landscape()->hasGrid(LandscapePanel::Lifted));
+    EXPECT_EQ(view->landscape()->trajectoryCount(LandscapePanel::Theta), 3);
+    EXPECT_EQ(view->landscape()->trajectoryCount(LandscapePanel::Lifted), 1);
+    ASSERT_TRUE(view->computeLandscape());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() == 2; }, kRunTimeoutMs));
+    EXPECT_TRUE(view->landscapeStatus().contains("from the cache"))
+        << view->landscapeStatus().toStdString();
+
+    // Every panel shown in turn, then exported at once, curves to CSV, a plot to the clipboard.
+    for (int i = 0; i < RunView::TabCount; ++i) {
+        view->setCurrentIndex(i);
+        QTest::qWait(20);
+    }
+    const QStringList files = window.exportAllPanels(figures.path(), "png");
+    EXPECT_GE(files.size(), 3);  // curves, landscape, escape (no σ²_Jac in this preset)
+    for (const QString& f : files) EXPECT_GT(QFileInfo(f).size(), 5000) << f.toStdString();
+    view->setCurrentIndex(RunView::LandscapeTab);
+    EXPECT_TRUE(window.exportCurrentPanel(figures.filePath("landscape.svg")));
+    EXPECT_GT(QFileInfo(figures.filePath("landscape.svg")).size(), 5000);
+    EXPECT_TRUE(window.exportCurvesCsv(figures.filePath("curves.csv")));
+    EXPECT_GT(QFileInfo(figures.filePath("curves.csv")).size(), 50);
+    QApplication::clipboard()->clear();
+    window.copyPlotToClipboard();
+    EXPECT_FALSE(QApplication::clipboard()->image().isNull());
+
+    // Re-open the finished run, then compare it with itself: every curve twice, labelled.
+    const QString runDir = window.lastRunDir();
+    ASSERT_TRUE(window.openRun(runDir)) << window.statusText().toStdString();
+    EXPECT_EQ(window.curvePanel()->seriesCount(), 3);
+    ASSERT_TRUE(window.openRun(runDir, runDir));
+    EXPECT_EQ(window.curvePanel()->seriesCount(), 6);
+    EXPECT_FALSE(window.openRun(out.filePath("not-a-run")));
+    EXPECT_TRUE(window.statusText().contains("Cannot open")) << window.statusText().toStdString();
+}
+
+TEST(LabWorkflow, QueueRunsInOrderAndHistoryListsThem) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setSteps(30);
+    window.setOutputDir(out.path());
+    window.history()->setRoot(out.path());
+    ASSERT_TRUE(window.queueRun());  // idle: starts at once
+    EXPECT_TRUE(window.session()->isRunning());
+    ASSERT_TRUE(window.queueRun());  // waits for the first
+    EXPECT_EQ(window.queuedRuns(), 1);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return window.queuedRuns() == 0 && !window.session()->isRunning(); },
+        kRunTimeoutMs));
+    window.history()->refresh();
+    EXPECT_EQ(window.history()->runCount(), 2);
+}
+
+TEST(LabWorkflow, PauseHoldsTheWorkerAndResumeGoesOn) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setSteps(100000);
+    window.setOutputDir(out.path());
+    int lastStep = 0;
+    QObject::connect(window.session(), &liftlab::TrainingSession::progress, &window,
+                     [&](double, int step, int) { lastStep = step; });
+    window.startRun();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return lastStep > 0; }, kRunTimeoutMs));
+    window.togglePause();
+    EXPECT_TRUE(window.session()->isPaused());
+    QTest::qWait(300);  // let a report already on its way arrive
+    const int held = lastStep;
+    QTest::qWait(500);
+    EXPECT_EQ(lastStep, held);  // no step while paused
+    window.togglePause();
+    EXPECT_FALSE(window.session()->isPaused());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return lastStep > held; }, kRunTimeoutMs));
+    window.stopRun();
+    ASSERT_TRUE(waitIdle(window));
+    EXPECT_TRUE(window.statusText().contains("cancelled")) << window.statusText().toStdString();
+}
