@@ -30,7 +30,9 @@ constexpr double kLinearMargin = 0.05;  // share of the range added on linear y
 constexpr int kBandAlpha = 45;          // bands stay behind the curves and do not hide them
 const QString kBandLayer = QStringLiteral("bands");
 constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close to it
-constexpr int kInsetLegendMax = 6;  // more entries than this would cover the curves: move aside
+constexpr int kInsetLegendMax = 6;
+constexpr int kMarkerMaxPoints = 400;  // more points than this: lines only  // more entries than
+                                       // this would cover the curves: move aside
 const QString kRawLayer = QStringLiteral("raw");  // between the bands and the smoothed curves
 const QString kOverlayLayer = QStringLiteral("overlay");
 constexpr int kRawAlpha = 60;            // the raw curve behind its smoothed version
@@ -194,12 +196,30 @@ void LossCurvePanel::applySeriesStyle(Series& s) {
         faint.setColor(c);
         faint.setWidthF(1.5);
         s.graph->setPen(faint);
-        s.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
     } else {
         if (s.smooth) plot_->removeGraph(s.smooth);
         s.smooth = nullptr;
         s.graph->setPen(s.pen);
-        s.graph->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    }
+    updateMarkers(s);
+}
+
+// Markers keep sparse log points visible; on dense curves they only cost time (QCustomPlot's
+// adaptive sampling thins lines to the pixel grid, not scatter symbols), so they go away.
+void LossCurvePanel::updateMarkers(Series& s) {
+    const bool dense = s.graph->dataCount() > kMarkerMaxPoints;
+    const int size = smoothing_ > 0 ? 3 : 4;
+    const auto shape = dense ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc;
+    if (s.graph->scatterStyle().shape() != shape || s.graph->scatterStyle().size() != size)
+        s.graph->setScatterStyle(QCPScatterStyle(shape, size));
+    // Adaptive sampling keeps each pixel column's extremes, so a noisy dense curve is thousands
+    // of near-vertical segments: antialiasing them is most of the redraw time (measured by
+    // bench/bench_gui_responsiveness.cpp), and invisible at that density.
+    s.graph->setAntialiased(!dense);
+    if (!s.smooth) {
+        QPen pen = s.pen;
+        if (dense) pen.setWidthF(1.0);  // 1-px lines take the raster engine's fast path
+        if (s.graph->pen() != pen) s.graph->setPen(pen);
     }
 }
 
@@ -296,6 +316,7 @@ void LossCurvePanel::appendPoints(const QString& method, const QVector<double>& 
                 drawnVals.push_back(vals[i]);
             }
             if (!drawnKeys.isEmpty()) s.graph->addData(drawnKeys, drawnVals, true);
+            updateMarkers(s);
             if (s.smooth) {
                 extendSmoothed(s, from);
                 drawnKeys.clear();
@@ -366,6 +387,7 @@ void LossCurvePanel::redrawSeries(Series& s) {
         }
     }
     s.graph->setData(keys, vals, /*alreadySorted=*/true);
+    updateMarkers(s);
     if (s.smooth) s.smooth->setData(smoothKeys, smoothVals, /*alreadySorted=*/true);
 }
 

@@ -131,6 +131,7 @@ private:
     void rebuildLegend();
     QPen seriesPen(const QString& method);
     void applySeriesStyle(Series& s);
+    void updateMarkers(Series& s);
     void placeLegend();
     void fitAxes();
     bool keep(double value) const;
