@@ -8,6 +8,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include "core/errors.h"
 #include "spec/experiment_spec.h"
@@ -43,7 +44,10 @@ protected:
             ms.name = ms.label = m;
             s.methods.push_back(ms);
         }
-        out_ = (fs::temp_directory_path() / "liftlab-icnn-landscape-test").string();
+        // One folder per process: ctest runs these tests as parallel processes.
+        out_ = (fs::temp_directory_path() /
+                ("liftlab-icnn-landscape-test-" + std::to_string(::getpid())))
+                   .string();
         fs::remove_all(out_);
         RunOptions options;
         options.out_dir = out_;
