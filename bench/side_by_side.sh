@@ -4,7 +4,7 @@
 # usage: bench/side_by_side.sh   (after scripts/install-deps.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh dev liftlab-bench-steps liftlab-bench-prox >/dev/null
+bash scripts/build.sh dev liftlab-bench-steps liftlab-bench-prox liftlab-bench-gui >/dev/null
 bin=build/dev/bench
 echo "== training steps/s: LiftLab (LibTorch C++) vs PyTorch (python3-torch), same algorithm =="
 printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
@@ -23,3 +23,6 @@ done
 echo
 echo "== proximal step vs gradient step (ms per step; ratio = prox / grad) =="
 for t in 1 2; do "$bin/liftlab-bench-prox" $t; echo; done
+echo
+echo "== GUI responsiveness =="
+"$bin/liftlab-bench-gui" 15 2>/dev/null
