@@ -56,6 +56,7 @@
 #include "run_view.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
+#include "spec_editor.h"
 #include "training/icnn_landscape.h"
 #include "training_session.h"
 
@@ -345,6 +346,18 @@ QWidget* MainWindow::buildForm() {
     outLayout->addWidget(outDirEdit_, 1);
     outLayout->addWidget(browse);
     formColumn->addWidget(outBox);
+
+    auto* allBox = new QGroupBox(tr("All settings"), form_);
+    allBox->setCheckable(true);
+    allBox->setChecked(false);
+    allBox->setToolTip(tr("Every setting of the preset, editable; applied over the fields above"));
+    auto* allLayout = new QVBoxLayout(allBox);
+    specEditor_ = new SpecEditor(allBox);
+    specEditor_->setMinimumHeight(220);
+    specEditor_->setVisible(false);
+    allLayout->addWidget(specEditor_);
+    connect(allBox, &QGroupBox::toggled, specEditor_, &QWidget::setVisible);
+    formColumn->addWidget(allBox);
     column->addWidget(form_);
     auto* plotBox = new QGroupBox(tr("Plot"), panel);
     auto* plotLayout = new QFormLayout(plotBox);
@@ -415,6 +428,7 @@ void MainWindow::onPresetChanged(int index) {
     if (!preset) return;
     const nlohmann::json& j = preset->spec;
     presetDescription_->setText(QString::fromStdString(preset->description));
+    specEditor_->setSpec(j);
     batchSpin_->setValue(j.value("batch_size", 32));
     stepsSpin_->setValue(j.value("steps", 2000));
     const auto seeds = j.value("seeds", nlohmann::json::array({0}));
@@ -515,6 +529,11 @@ bool MainWindow::buildSpec(nlohmann::json* out, QString* title) {
         return false;
     }
     j["methods"] = methods;
+    QString editError;
+    if (!specEditor_->apply(j, &editError)) {
+        showMessage(tr("Cannot start: %1").arg(editError), true);
+        return false;
+    }
 
     ExperimentSpec spec;
     try {

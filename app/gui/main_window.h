@@ -34,6 +34,7 @@ namespace liftlab {
 class LossCurvePanel;
 class RunHistoryPanel;
 class RunView;
+class SpecEditor;
 class TrainingSession;
 struct RunFolderData;
 
@@ -46,6 +47,7 @@ public:
     LossCurvePanel* curvePanel() const { return curvePanel_; }
     RunView* runView() const { return view_; }
     RunHistoryPanel* history() const { return historyPanel_; }
+    SpecEditor* specEditor() const { return specEditor_; }
     TrainingSession* session() const { return session_; }
 
     // Loads a built-in preset into the form; false for an unknown name.
@@ -152,6 +154,7 @@ private:
     QGroupBox* methodsBox_ = nullptr;
     QVBoxLayout* methodsLayout_ = nullptr;
     QVector<QCheckBox*> methodBoxes_;
+    SpecEditor* specEditor_ = nullptr;
     QSpinBox* batchSpin_ = nullptr;
     QSpinBox* seedSpin_ = nullptr;
     QSpinBox* stepsSpin_ = nullptr;

@@ -19,6 +19,7 @@
 #include "main_window.h"
 #include "run_history_panel.h"
 #include "run_view.h"
+#include "spec_editor.h"
 #include "training_session.h"
 
 using liftlab::LandscapePanel;
@@ -109,8 +110,7 @@ TEST(LabWorkflow, QueueRunsInOrderAndHistoryListsThem) {
     ASSERT_TRUE(window.queueRun());  // waits for the first
     EXPECT_EQ(window.queuedRuns(), 1);
     ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return window.queuedRuns() == 0 && !window.session()->isRunning(); },
-        kRunTimeoutMs));
+        [&] { return window.queuedRuns() == 0 && !window.session()->isRunning(); }, kRunTimeoutMs));
     window.history()->refresh();
     EXPECT_EQ(window.history()->runCount(), 2);
 }
@@ -138,4 +138,28 @@ TEST(LabWorkflow, PauseHoldsTheWorkerAndResumeGoesOn) {
     window.stopRun();
     ASSERT_TRUE(waitIdle(window));
     EXPECT_TRUE(window.statusText().contains("cancelled")) << window.statusText().toStdString();
+}
+
+TEST(LabWorkflow, AllSettingsTableEditsAnySpecKeyAndNamesBadValues) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    auto* editor = window.specEditor();
+    EXPECT_GT(editor->rowCount(), 10);  // task.*, diagnostics.*, log_every, …
+    ASSERT_TRUE(editor->setValue("task.n_train", "[broken"));
+    window.startRun();
+    EXPECT_FALSE(window.session()->isRunning());
+    EXPECT_TRUE(window.statusText().contains("task.n_train")) << window.statusText().toStdString();
+    editor->resetAll();
+    EXPECT_TRUE(editor->changedPaths().isEmpty());
+    // log_every 5 over 10 steps: two points per method, instead of the preset's spacing.
+    ASSERT_TRUE(editor->setValue("log_every", "5"));
+    EXPECT_EQ(editor->changedPaths(), QStringList{"log_every"});
+    window.setSteps(10);
+    window.setOutputDir(out.path());
+    window.startRun();
+    ASSERT_TRUE(window.session()->isRunning()) << window.statusText().toStdString();
+    ASSERT_TRUE(waitIdle(window));
+    for (const QString& label : window.methodLabels())
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
 }
