@@ -1,5 +1,7 @@
 #include "data/burgers.h"
 
+#include "data/tensor_cache.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -62,56 +64,19 @@ std::string cache_key(const BurgersOptions& o) {
     return s.str();
 }
 
-// FNV-1a, 64 bit: a stable hash (std::hash is not guaranteed stable across builds).
-std::uint64_t fnv1a(const std::string& text) {
-    std::uint64_t h = 14695981039346656037ULL;
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-torch::Tensor key_tensor(const std::string& key) {
-    auto t = torch::empty({static_cast<int64_t>(key.size())}, torch::kUInt8);
-    std::copy(key.begin(), key.end(), t.data_ptr<uint8_t>());
-    return t;
-}
-
 std::optional<BurgersData> try_load(const std::string& path, const BurgersOptions& o) {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec)) return std::nullopt;
-    try {
-        std::vector<torch::Tensor> t;
-        torch::load(t, path);
-        if (t.size() != 3 || t[0].scalar_type() != torch::kUInt8 || t[0].dim() != 1)
+    const auto t = load_keyed_tensors(path, cache_key(o), 2);
+    if (!t) return std::nullopt;
+    for (const auto& x : *t)
+        if (x.scalar_type() != torch::kFloat32 ||
+            x.sizes() != torch::IntArrayRef({o.n_samples(), o.resolution()}) ||
+            !torch::isfinite(x).all().item<bool>())
             return std::nullopt;
-        const std::string key(reinterpret_cast<const char*>(t[0].data_ptr<uint8_t>()),
-                              static_cast<size_t>(t[0].numel()));
-        if (key != cache_key(o)) return std::nullopt;  // a hash collision or a stale format
-        for (int i = 1; i < 3; ++i) {
-            if (t[i].scalar_type() != torch::kFloat32 ||
-                t[i].sizes() != torch::IntArrayRef({o.n_samples(), o.resolution()}) ||
-                !torch::isfinite(t[i]).all().item<bool>())
-                return std::nullopt;
-        }
-        return BurgersData{t[1].contiguous(), t[2].contiguous()};
-    } catch (const std::exception&) {
-        return std::nullopt;  // truncated or not a tensor archive: regenerate
-    }
+    return BurgersData{(*t)[0].contiguous(), (*t)[1].contiguous()};
 }
 
 void try_store(const std::string& path, const BurgersOptions& o, const BurgersData& d) {
-    namespace fs = std::filesystem;
-    std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    const std::string tmp = path + ".tmp-" + std::to_string(std::random_device{}());
-    try {
-        torch::save(std::vector<torch::Tensor>{key_tensor(cache_key(o)), d.u0, d.u_final}, tmp);
-        fs::rename(tmp, path);
-    } catch (const std::exception&) {
-        fs::remove(tmp, ec);  // best effort: the caller still gets the data
-    }
+    store_keyed_tensors(path, cache_key(o), {d.u0, d.u_final});
 }
 
 }  // namespace
@@ -241,7 +206,7 @@ BurgersData generate_burgers(const BurgersOptions& options, const BurgersProgres
 std::string burgers_cache_file(const BurgersOptions& options, const std::string& cache_dir) {
     std::ostringstream name;
     name << "burgers-" << std::hex << std::setw(16) << std::setfill('0')
-         << fnv1a(cache_key(options)) << ".pt";
+         << fnv1a64(cache_key(options)) << ".pt";
     return (std::filesystem::path(cache_dir) / name.str()).string();
 }
 

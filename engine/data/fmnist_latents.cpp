@@ -1,5 +1,7 @@
 #include "data/fmnist_latents.h"
 
+#include "data/tensor_cache.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -58,22 +60,6 @@ std::string cache_key(const LatentOptions& o) {
     return s.str();
 }
 
-// FNV-1a, 64 bit: a stable hash (std::hash is not guaranteed stable across builds).
-std::uint64_t fnv1a(const std::string& text) {
-    std::uint64_t h = 14695981039346656037ULL;
-    for (unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
-torch::Tensor key_tensor(const std::string& key) {
-    auto t = torch::empty({static_cast<int64_t>(key.size())}, torch::kUInt8);
-    std::copy(key.begin(), key.end(), t.data_ptr<uint8_t>());
-    return t;
-}
-
 // `max_rows` is the n_train / n_test option: 0 (all) or an upper bound (the file may hold fewer).
 bool valid_latents(const torch::Tensor& t, int64_t max_rows, int64_t cols) {
     return t.scalar_type() == torch::kFloat32 && t.dim() == 2 && t.size(1) == cols &&
@@ -82,40 +68,19 @@ bool valid_latents(const torch::Tensor& t, int64_t max_rows, int64_t cols) {
 }
 
 std::optional<Latents> try_load(const std::string& path, const LatentOptions& o) {
-    std::error_code ec;
-    if (!fs::is_regular_file(path, ec)) return std::nullopt;
-    try {
-        std::vector<torch::Tensor> t;
-        torch::load(t, path);
-        if (t.size() != 4 || t[0].scalar_type() != torch::kUInt8 || t[0].dim() != 1)
-            return std::nullopt;
-        const std::string key(reinterpret_cast<const char*>(t[0].data_ptr<uint8_t>()),
-                              static_cast<size_t>(t[0].numel()));
-        if (key != cache_key(o)) return std::nullopt;  // a hash collision or a stale format
-        if (!valid_latents(t[1], o.n_train, o.latent_dim) ||
-            !valid_latents(t[2], o.n_test, o.latent_dim) || t[3].numel() != 1)
-            return std::nullopt;
-        Latents out{t[1].contiguous(), t[2].contiguous(), t[3].item<double>()};
-        if (!std::isfinite(out.reconstruction_mse)) return std::nullopt;
-        return out;
-    } catch (const std::exception&) {
-        return std::nullopt;  // truncated or not a tensor archive: recompute
-    }
+    const auto t = load_keyed_tensors(path, cache_key(o), 3);
+    if (!t) return std::nullopt;
+    if (!valid_latents((*t)[0], o.n_train, o.latent_dim) ||
+        !valid_latents((*t)[1], o.n_test, o.latent_dim) || (*t)[2].numel() != 1)
+        return std::nullopt;
+    Latents out{(*t)[0].contiguous(), (*t)[1].contiguous(), (*t)[2].item<double>()};
+    if (!std::isfinite(out.reconstruction_mse)) return std::nullopt;
+    return out;
 }
 
 void try_store(const std::string& path, const LatentOptions& o, const Latents& l) {
-    std::error_code ec;
-    fs::create_directories(fs::path(path).parent_path(), ec);
-    const std::string tmp = path + ".tmp-" + std::to_string(std::random_device{}());
-    try {
-        torch::save(
-            std::vector<torch::Tensor>{key_tensor(cache_key(o)), l.train, l.test,
-                                       torch::tensor(l.reconstruction_mse, torch::kFloat64)},
-            tmp);
-        fs::rename(tmp, path);
-    } catch (const std::exception&) {
-        fs::remove(tmp, ec);  // best effort: the caller still gets the latents
-    }
+    store_keyed_tensors(path, cache_key(o),
+                        {l.train, l.test, torch::tensor(l.reconstruction_mse, torch::kFloat64)});
 }
 
 // The autoencoder's parameters as plain tensors: W is out × in, as in torch::nn::Linear.
@@ -223,7 +188,7 @@ std::string fashion_mnist_latents_cache_file(const LatentOptions& options) {
     if (dir.empty()) return "";
     std::ostringstream name;
     name << "fmnist-latents-" << std::hex << std::setw(16) << std::setfill('0')
-         << fnv1a(cache_key(options)) << ".pt";
+         << fnv1a64(cache_key(options)) << ".pt";
     return (fs::path(dir) / name.str()).string();
 }
 
