@@ -611,6 +611,7 @@ void MainWindow::startSpec(const nlohmann::json& j, const QString& outDir, const
     view_->beginRun(runTitle_);
     view_->setLandscapeRun(QString(), {}, {});
     history_.clear();
+    liveSeed_.clear();
     seriesNotes_.clear();
     // Legend in the spec's order, from the first tick on (a sweep's labels come as they arrive).
     if (spec.sweep.key.empty())
@@ -693,6 +694,7 @@ void MainWindow::showMetric(const QString& metric) {
 }
 
 void MainWindow::redrawCurves() {
+    liveSeed_.clear();
     const std::string metric = shownMetric_.toStdString();
     curvePanel_->clear();
     curvePanel_->setMetric(shownMetric_);
@@ -723,6 +725,11 @@ void MainWindow::appendToPanel(const QVector<SessionPoint>& points) {
     QHash<QString, QPair<QVector<double>, QVector<double>>> byMethod;
     for (const auto& p : points) {
         if (p.metric != shownMetric_) continue;
+        // Live curves follow each method's first seed; a run with several seeds is shown as
+        // mean ± sd from its run folder when it ends.
+        auto seed = liveSeed_.find(p.method);
+        if (seed == liveSeed_.end()) seed = liveSeed_.insert(p.method, p.seed);
+        if (seed.value() != p.seed) continue;
         auto it = byMethod.find(p.method);
         if (it == byMethod.end()) {
             order.push_back(p.method);
@@ -774,9 +781,18 @@ void MainWindow::onFinished(const QString& status, const QString& runDir) {
         // Everything the run folder holds (σ²_Jac, dwells, seeds' spread) goes to the panels;
         // the curves keep the live history.
         try {
-            const RunFolderData run = read_run_folder(runDir.toStdString());
-            view_->showRun(run);
+            auto run = std::make_shared<RunFolderData>(read_run_folder(runDir.toStdString()));
+            view_->showRun(*run);
             configureLandscape(view_, runDir);
+            bool severalSeeds = false;
+            for (const auto& [method, finals] : run->finals)
+                for (const auto& [metric, values] : finals)
+                    severalSeeds = severalSeeds || values.size() > 1;
+            if (severalSeeds) {  // the curves become mean ± sd over the seeds
+                opened_ = run;
+                openedRun_ = runDir;
+                redrawCurves();
+            }
         } catch (const std::exception&) {
             // A run folder that cannot be read back costs only the extra panels.
         }

@@ -170,7 +170,9 @@ private:
     QComboBox* metricCombo_ = nullptr;
     QString shownMetric_;
     QVector<liftlab::SessionPoint> history_;  // every point of the current run, for re-plotting
-    QHash<QString, QString> seriesNotes_;     // method → "diverged at step 12"
+    QHash<QString, QString> seriesNotes_;
+    QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows     // method →
+                                        // "diverged at step 12"
     QString runTitle_;
 
     QString lastRunDir_;

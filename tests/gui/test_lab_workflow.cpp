@@ -163,3 +163,20 @@ TEST(LabWorkflow, AllSettingsTableEditsAnySpecKeyAndNamesBadValues) {
     for (const QString& label : window.methodLabels())
         EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
 }
+
+TEST(LabWorkflow, SeveralSeedsEndAsMeanCurvesNotInterleavedSeeds) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    ASSERT_TRUE(window.specEditor()->setValue("seeds", "[0, 1]"));
+    ASSERT_TRUE(window.specEditor()->setValue("log_every", "5"));
+    window.setSteps(10);
+    window.setOutputDir(out.path());
+    window.startRun();
+    ASSERT_TRUE(window.session()->isRunning()) << window.statusText().toStdString();
+    ASSERT_TRUE(waitIdle(window));
+    // Steps 5 and 10 once per method (mean over the two seeds), not four interleaved points.
+    for (const QString& label : window.methodLabels())
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
+    EXPECT_EQ(window.openedRun(), window.lastRunDir());
+}
