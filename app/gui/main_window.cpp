@@ -35,6 +35,7 @@
 #include <QSettings>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyleFactory>
 #include <QTimer>
@@ -44,6 +45,7 @@
 #include <algorithm>
 #include <exception>
 #include <fstream>
+#include <functional>
 #include <limits>
 
 #include "core/errors.h"
@@ -281,11 +283,28 @@ QWidget* MainWindow::buildForm() {
     auto* presetLayout = new QVBoxLayout(presetBox);
     presetCombo_ = new QComboBox(presetBox);
     presetCombo_->setObjectName(QStringLiteral("preset"));
-    for (const auto& p : builtin_presets()) {
-        presetCombo_->addItem(QString::fromStdString(p.name));
-        presetCombo_->setItemData(presetCombo_->count() - 1, QString::fromStdString(p.description),
-                                  Qt::ToolTipRole);
+    // Both families, each under a header that cannot be selected.
+    const std::pair<QString, std::function<bool(const std::string&)>> families[] = {
+        {tr("— Closed-form last layer —"),
+         [](const std::string& n) { return n.rfind("cf-", 0) == 0; }},
+        {tr("— ICNN lifter —"), [](const std::string& n) { return n.rfind("cf-", 0) != 0; }}};
+    for (const auto& [header, member] : families) {
+        presetCombo_->addItem(header);
+        if (auto* model = qobject_cast<QStandardItemModel*>(presetCombo_->model())) {
+            QStandardItem* item = model->item(presetCombo_->count() - 1);
+            item->setFlags(item->flags() & ~(Qt::ItemIsSelectable | Qt::ItemIsEnabled));
+            QFont f = item->font();
+            f.setItalic(true);
+            item->setFont(f);
+        }
+        for (const auto& p : builtin_presets()) {
+            if (!member(p.name)) continue;
+            presetCombo_->addItem(QString::fromStdString(p.name));
+            presetCombo_->setItemData(presetCombo_->count() - 1,
+                                      QString::fromStdString(p.description), Qt::ToolTipRole);
+        }
     }
+    presetCombo_->setCurrentIndex(1);
     presetDescription_ = new QLabel(presetBox);
     presetDescription_->setWordWrap(true);
     presetDescription_->setStyleSheet(QStringLiteral("color: #555;"));
