@@ -37,7 +37,8 @@ public:
     void append_traces(const std::vector<TracePoint>& traces);
     // dwells.csv (method,seed,dwell): completed readout-shoulder dwells in steps, created on first
     // use.
-    void append_dwells(const std::string& method, uint64_t seed, const std::vector<int64_t>& dwells);
+    void append_dwells(const std::string& method, uint64_t seed,
+                       const std::vector<int64_t>& dwells);
 
 private:
     std::string dir_;

@@ -9,8 +9,8 @@
 #include <stdexcept>
 
 #include "core/errors.h"
-#include "diagnostics/landscape.h"
 #include "data/dataset.h"
+#include "diagnostics/landscape.h"
 #include "spec/experiment_spec.h"
 #include "training/icnn_trainer.h"
 

@@ -252,7 +252,9 @@ std::vector<int64_t> IcnnTrainer::dwell_times() const {
     return shoulder_ ? shoulder_->completed_dwells() : std::vector<int64_t>{};
 }
 
-std::vector<torch::Tensor> IcnnTrainer::lifted_parameters() { return model_->parameters(); }
+std::vector<torch::Tensor> IcnnTrainer::lifted_parameters() {
+    return model_->parameters();
+}
 
 std::vector<torch::Tensor> IcnnTrainer::unconstrained_parameters() {
     return model_->unconstrained_parameters();

@@ -6,9 +6,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
 
 #include "core/errors.h"
 #include "spec/experiment_spec.h"
