@@ -124,6 +124,14 @@ int feedAblation(AblationPanel& panel, const RunFolderData& run, bool emitted) {
 
 bool feedEscape(EscapePanel& panel, const RunFolderData& run) {
     bool any = false;
+    // pgd has no θ̃: its traces are θ itself and its shoulder is θ = 0 exactly.
+    for (const auto& [key, t] : run.traces)
+        if (key.first == "pgd") {
+            panel.setShoulderLabel(
+                QStringLiteral("shoulder σ(θ̃) < 0.05  ·  pgd traces are θ; its "
+                               "shoulder is θ = 0"));
+            break;
+        }
     for (const auto& [key, t] : run.traces) {
         panel.addTrace(QString::fromStdString(key.first), key.second, qvec(t.first),
                        qvec(t.second));
