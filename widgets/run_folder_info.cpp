@@ -119,6 +119,8 @@ QDateTime timestampFromFolderName(const QString& folderName, QString* prefix) {
     return t;
 }
 
+const qint64 kStalledAfterSeconds = 30 * 60;
+
 RunFolderInfo readRunFolder(const QString& path) {
     RunFolderInfo info;
     const QFileInfo fi(path);
@@ -150,6 +152,24 @@ RunFolderInfo readRunFolder(const QString& path) {
     QString summaryError;
     if (readJsonObject(dir, kSummary, &summary, &summaryError)) {
         readSummary(summary, &info);
+        // A run whose process was killed keeps saying "running": the engine writes metrics.csv
+        // at every log point, so a long silence means nobody is writing any more.
+        if (info.status == QLatin1String("running")) {
+            QDateTime last;
+            for (const QString& f : {kMetrics, kSummary}) {
+                const QFileInfo w(dir.filePath(f));
+                if (w.exists() && (!last.isValid() || w.lastModified() > last))
+                    last = w.lastModified();
+            }
+            const qint64 quiet = last.isValid() ? last.secsTo(QDateTime::currentDateTime()) : 0;
+            if (quiet > kStalledAfterSeconds) {
+                info.status = QStringLiteral("stalled");
+                info.error = QObject::tr(
+                                 "no write for %1 min: the run's process has probably "
+                                 "ended without finishing (killed or crashed)")
+                                 .arg(quiet / 60);
+            }
+        }
     } else {
         info.status = QStringLiteral("incomplete");
         if (QFileInfo::exists(dir.filePath(kSummary))) info.error = summaryError;

@@ -12,12 +12,16 @@
 
 namespace liftlab {
 
+extern const qint64 kStalledAfterSeconds;  // 30 minutes
+
 struct RunFolderInfo {
     QString path;      // absolute, cleaned
     QString name;      // spec "name" (the preset); the folder's prefix when spec.json is unusable
     QString taskKind;  // spec "task"."kind"
     // summary "status": "running" | "ok" | "cancelled" | "diverged" (or whatever the runner
-    // wrote); "incomplete" without a readable summary.json; "invalid" when spec.json is unusable.
+    // wrote); "incomplete" without a readable summary.json; "invalid" when spec.json is unusable;
+    // "stalled" for a "running" run whose metrics.csv and summary.json have not been written for
+    // kStalledAfterSeconds (its process was killed or crashed; `error` says so).
     QString status;
     QStringList methods;  // spec method labels (the "name" when a method has no label)
     int seeds = 0, steps = 0;

@@ -43,7 +43,8 @@ const QString kSummary = QStringLiteral("summary.json");
 QColor statusColor(const QString& status) {
     if (status == QLatin1String("ok")) return QColor(0x2c, 0xa0, 0x2c);
     if (status == QLatin1String("running")) return QColor(0x1f, 0x77, 0xb4);
-    if (status == QLatin1String("cancelled")) return QColor(0xe6, 0x9f, 0x00);
+    if (status == QLatin1String("cancelled") || status == QLatin1String("stalled"))
+        return QColor(0xe6, 0x9f, 0x00);
     if (status == QLatin1String("diverged") || status == QLatin1String("failed") ||
         status == QLatin1String("invalid"))
         return QColor(0xd6, 0x27, 0x28);

@@ -208,6 +208,26 @@ TEST(RunFolderInfo, BrokenOrMissingSpecIsInvalidWithAReadableError) {
     EXPECT_FALSE(info.valid);
 }
 
+TEST(RunFolderInfo, ARunningRunWithoutWritesForHalfAnHourIsStalled) {
+    QTemporaryDir tmp;
+    const QString dir =
+        makeRun(tmp.path(), "icnn-escape-20261201-100000",
+                specJson("icnn-escape", "icnn-ebm-1d", {"lifter"}, 1, 3000), "running");
+    EXPECT_EQ(liftlab::readRunFolder(dir).status, QString("running"));  // just written
+    // Both files last written 31 minutes ago: the process is gone.
+    const QDateTime old = QDateTime::currentDateTime().addSecs(-liftlab::kStalledAfterSeconds - 60);
+    for (const char* f : {"metrics.csv", "summary.json"}) {
+        QFile file(QDir(dir).filePath(f));
+        if (!file.exists()) continue;
+        ASSERT_TRUE(file.open(QIODevice::ReadWrite));
+        ASSERT_TRUE(file.setFileTime(old, QFileDevice::FileModificationTime));
+    }
+    const auto info = liftlab::readRunFolder(dir);
+    EXPECT_EQ(info.status, QString("stalled"));
+    EXPECT_TRUE(info.error.contains("no write for 31 min")) << info.error.toStdString();
+    EXPECT_TRUE(info.valid);
+}
+
 TEST(RunFolderInfo, MissingOrBrokenSummaryIsIncomplete) {
     QTemporaryDir tmp;
     const QString dir = makeRun(tmp.path(), "cf-width-20261201-101500",
