@@ -493,6 +493,7 @@ void MainWindow::setSteps(int steps) {
 
 void MainWindow::setOutputDir(const QString& dir) {
     outDirEdit_->setText(dir);
+    historyPanel_->setRoot(dir);
 }
 
 QStringList MainWindow::methodLabels() const {
@@ -642,6 +643,9 @@ void MainWindow::startSpec(const nlohmann::json& j, const QString& outDir, const
     totalSteps_ = spec.steps;
     progressBar_->setValue(0);
     if (!session_->start(spec, outDir)) return;
+    // The history lists the folder the run writes into, so the new run shows up there.
+    if (QDir::cleanPath(QFileInfo(outDir).absoluteFilePath()) != historyPanel_->root())
+        historyPanel_->setRoot(outDir);
     setRunning(true);
     showMessage(tr("Starting %1…").arg(title));
 }
