@@ -44,6 +44,12 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
     RunOptions options;
     options.out_dir = outDir.toStdString();
     options.stop = &stop_;
+    // Pause: the worker waits before its next step until resume() or stop().
+    options.before_step = [this] {
+        if (!paused_.load()) return;
+        std::unique_lock<std::mutex> lock(mutex_);
+        resumed_.wait(lock, [this] { return !paused_.load() || stop_.load(); });
+    };
 
     // Runs on the worker. Captures copies (spec, options) and `this`, which outlives the thread
     // because the destructor waits for it.
@@ -71,10 +77,6 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
                 buffer_.progressChanged = true;
             }
             requestDrain();
-            if (paused_.load()) {
-                std::unique_lock<std::mutex> lock(mutex_);
-                resumed_.wait(lock, [this] { return !paused_.load() || stop_.load(); });
-            }
             return !stop_.load();
         };
         QString status, runDir, error;
@@ -108,6 +110,9 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
 
 void TrainingSession::stop() {
     stop_ = true;
+    {
+        std::lock_guard<std::mutex> lock(mutex_);  // no lost wake-up of a paused worker
+    }
     resumed_.notify_all();
 }
 

@@ -34,8 +34,8 @@ public:
     // Asks the run to stop; the engine checks the flag every training step. Returns at once;
     // finished("cancelled", ...) follows.
     void stop();
-    // Pause holds the worker at its next progress report (every training step) without losing
-    // anything; resume lets it go on. stop() also releases a paused run.
+    // Pause holds the worker before its next training step without losing anything; resume lets
+    // it go on. stop() also releases a paused run.
     void pause();
     void resume();
     bool isPaused() const { return paused_.load(); }

@@ -196,6 +196,7 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
             auto every = [](int step, int n) { return n > 0 && step % n == 0; };
 
             for (int step = 1; step <= spec.steps; ++step) {
+                if (options.before_step) options.before_step();
                 if (options.stop && options.stop->load()) {
                     cancelled = true;
                     break;

@@ -2,6 +2,7 @@
 // Torch-free interface: front ends include this without LibTorch headers.
 #pragma once
 #include <atomic>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +15,9 @@ namespace liftlab {
 struct RunOptions {
     std::string out_dir;                      // parent of the run folder; empty: nothing is written
     const std::atomic<bool>* stop = nullptr;  // checked every step; true cancels
+    // Called on the running thread before every training step (after the stop check); it may
+    // block, which is how a front end pauses a run. `stop` is checked again when it returns.
+    std::function<void()> before_step;
 };
 
 struct MethodRunSummary {
