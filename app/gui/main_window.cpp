@@ -254,6 +254,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     if (!lastOut.isEmpty()) outDirEdit_->setText(lastOut);
     setExportDpi(settings.value(QStringLiteral("export/dpi"), 144).toInt());
     view_->setSmoothing(settings.value(QStringLiteral("plots/smoothing"), 0.0).toDouble());
+    view_->restoreSettings(settings);
     setDarkPalette(settings.value(QStringLiteral("view/dark"), false).toBool());
     historyPanel_->setRoot(outDirEdit_->text());
     connect(outDirEdit_, &QLineEdit::editingFinished, this,
@@ -841,6 +842,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     settings.setValue(QStringLiteral("window/splitter"), splitter_->saveState());
     settings.setValue(QStringLiteral("paths/output"), outDirEdit_->text());
     settings.setValue(QStringLiteral("plots/smoothing"), view_->smoothing());
+    view_->saveSettings(settings);
     saveSession();
     // Closing mid-run stops the run; the session joins its thread when it is destroyed.
     session_->stop();

@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -378,6 +379,28 @@ void RunView::onLandscapeFinished(const QVector<LandscapeSideResult>& sides) {
     hasLandscape_ = !sides.isEmpty();
     lsStatus_->setText(parts.join(QStringLiteral(" · ")));
     Q_EMIT landscapeDone(lsStatus_->text(), true);
+}
+
+void RunView::saveSettings(QSettings& settings) const {
+    settings.setValue(QStringLiteral("panels/landscapeDirections"), lsDirections_->currentText());
+    settings.setValue(QStringLiteral("panels/landscapeGridTheta"), lsGridTheta_->value());
+    settings.setValue(QStringLiteral("panels/landscapeGridLifted"), lsGridLifted_->value());
+    settings.setValue(QStringLiteral("panels/ablationEmitted"), emittedBox_->isChecked());
+    settings.setValue(QStringLiteral("panels/crosshair"), curves_->crosshairEnabled());
+    settings.setValue(QStringLiteral("panels/tab"), currentIndex());
+}
+
+void RunView::restoreSettings(const QSettings& settings) {
+    const QString dirs = settings.value(QStringLiteral("panels/landscapeDirections")).toString();
+    if (lsDirections_->findText(dirs) >= 0) lsDirections_->setCurrentText(dirs);
+    lsGridTheta_->setValue(settings.value(QStringLiteral("panels/landscapeGridTheta"), 41).toInt());
+    lsGridLifted_->setValue(
+        settings.value(QStringLiteral("panels/landscapeGridLifted"), 25).toInt());
+    emittedBox_->setChecked(
+        settings.value(QStringLiteral("panels/ablationEmitted"), false).toBool());
+    curves_->setCrosshairEnabled(settings.value(QStringLiteral("panels/crosshair"), true).toBool());
+    const int tab = settings.value(QStringLiteral("panels/tab"), 0).toInt();
+    if (tab >= 0 && tab < TabCount) setCurrentIndex(tab);
 }
 
 void RunView::setSmoothing(double weight) {

@@ -20,6 +20,7 @@ class QCustomPlot;
 class QLabel;
 class QProgressBar;
 class QPushButton;
+class QSettings;
 class QSlider;
 class QSpinBox;
 
@@ -66,6 +67,11 @@ public:
     bool computeLandscape();  // with the tab's settings; false when it cannot start
     void cancelLandscape();
     QString landscapeStatus() const;
+
+    // Per-panel options kept between sessions (QSettings group "panels"): landscape directions
+    // and grid sizes, the σ²_Jac variant, the curves' crosshair.
+    void saveSettings(QSettings& settings) const;
+    void restoreSettings(const QSettings& settings);
 
     // Curves-tab options.
     void setSmoothing(double weight);

@@ -180,3 +180,22 @@ TEST(LabWorkflow, SeveralSeedsEndAsMeanCurvesNotInterleavedSeeds) {
         EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
     EXPECT_EQ(window.openedRun(), window.lastRunDir());
 }
+
+TEST(LabWorkflow, PanelOptionsAndExportResolutionSurviveARestart) {
+    {
+        MainWindow window;
+        window.show();
+        window.runView()->findChild<QSpinBox*>("landscapeGridTheta")->setValue(13);
+        window.runView()->setSmoothing(0.6);
+        window.setExportDpi(200);
+        window.close();  // saves the settings
+    }
+    MainWindow again;
+    EXPECT_EQ(again.runView()->findChild<QSpinBox*>("landscapeGridTheta")->value(), 13);
+    EXPECT_DOUBLE_EQ(again.runView()->smoothing(), 0.6);
+    EXPECT_EQ(again.exportDpi(), 200);
+    again.runView()->findChild<QSpinBox*>("landscapeGridTheta")->setValue(41);
+    again.runView()->setSmoothing(0.0);
+    again.setExportDpi(144);
+    again.close();
+}
