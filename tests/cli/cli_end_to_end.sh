@@ -112,6 +112,26 @@ sweep)
   "$cli" report "$dir" >/dev/null || fail "report of a sweep"
   grep -q "| cf-prox | 16 | 2 | 0 |" "$dir/figures/summary.md" || fail "sweep table: $(cat "$dir/figures/summary.md")"
   ;;
+landscape)
+  # liftlab-cli landscape on a short ICNN run: both spaces, cached (the second call computes
+  # nothing), drawn into figures/ and by report; bad options exit 2 with the option named.
+  dir=$("$cli" run icnn-landscape --steps 20 --set log_every=10 --set diagnostics.checkpoint_every=5 \
+        --set icnn.quadrature_points=500 --set task.n_train=1024 --set task.n_test=256 --out runs 2>/dev/null) \
+    || fail "icnn-landscape run failed"
+  fig=$("$cli" landscape "$dir" --grid 5 --directions delta-pca 2>err.txt) || { cat err.txt; fail "landscape"; }
+  [ "$(stat -c %s "$fig")" -gt 5000 ] || fail "landscape figure $fig too small"
+  grep -q "computed in" err.txt || fail "first landscape not computed: $(cat err.txt)"
+  ls "$dir"/landscapes/theta_lifter_seed0_delta-pca_5.json "$dir"/landscapes/lifted_lifter_seed0_delta-pca_5.json >/dev/null \
+    || fail "no cache files: $(ls "$dir/landscapes")"
+  "$cli" landscape "$dir" --grid 5 --directions delta-pca 2>err.txt >/dev/null || fail "second landscape"
+  [ "$(grep -c 'from the cache' err.txt)" -eq 2 ] || fail "second call not cached: $(cat err.txt)"
+  "$cli" report "$dir" >paths.txt || fail "report"
+  grep -q "landscape_delta-pca_lifter_seed0.png" paths.txt || fail "report has no landscape: $(cat paths.txt)"
+  set +e; "$cli" landscape "$dir" --space phi 2>err.txt; rc=$?; set -e
+  [ $rc -eq 2 ] && grep -q -- "--space" err.txt || fail "bad --space: rc $rc, $(cat err.txt)"
+  set +e; "$cli" landscape "$dir" --method adam 2>err.txt; rc=$?; set -e
+  [ $rc -eq 2 ] && grep -q "adam" err.txt || fail "unknown method: rc $rc, $(cat err.txt)"
+  ;;
 preset:*)
   # A short version of a built-in preset: SCENARIO is preset:NAME, the remaining args overrides.
   name=${scenario#preset:}
