@@ -51,12 +51,18 @@ QColor statusColor(const QString& status) {
     return QColor(0x9e, 0x9e, 0x9e);
 }
 
-// A filled dot; a ring for folders whose status is not known (incomplete, invalid).
-QIcon statusIcon(const QString& status) {
+// A transparent kIconSize square drawn at twice the resolution (sharp on high-dpi screens).
+QPixmap iconCanvas() {
     const qreal dpr = 2.0;
     QPixmap pm(int(kIconSize * dpr), int(kIconSize * dpr));
     pm.setDevicePixelRatio(dpr);
     pm.fill(Qt::transparent);
+    return pm;
+}
+
+// A filled dot; a ring for folders whose status is not known (incomplete, invalid).
+QIcon statusIcon(const QString& status) {
+    QPixmap pm = iconCanvas();
     QPainter p(&pm);
     p.setRenderHint(QPainter::Antialiasing);
     const QColor c = statusColor(status);
@@ -73,10 +79,7 @@ QIcon statusIcon(const QString& status) {
 }
 
 QIcon swatchIcon(const QColor& color) {
-    const qreal dpr = 2.0;
-    QPixmap pm(int(kIconSize * dpr), int(kIconSize * dpr));
-    pm.setDevicePixelRatio(dpr);
-    pm.fill(Qt::transparent);
+    QPixmap pm = iconCanvas();
     QPainter p(&pm);
     p.setRenderHint(QPainter::Antialiasing);
     p.setPen(QPen(color.darker(130), 0.8));
