@@ -106,6 +106,23 @@ void AblationPanel::setBar(const QString& method, double value, double errorSd, 
     redraw();
 }
 
+void AblationPanel::setStructuralZero(const QString& method, const QString& label) {
+    Bar bar{method, 0.0, 0.0, NAN, label.isEmpty() ? QStringLiteral("0") : label};
+    auto it =
+        std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.method == method; });
+    if (it != bars_.end())
+        *it = bar;
+    else
+        bars_.push_back(bar);
+    redraw();
+}
+
+bool AblationPanel::isStructuralZero(const QString& method) const {
+    for (const Bar& b : bars_)
+        if (b.method == method) return !b.structural.isEmpty();
+    return false;
+}
+
 void AblationPanel::clear() {
     bars_.clear();
     redraw();
@@ -123,6 +140,18 @@ void AblationPanel::redraw() {
         const Bar& b = bars_[i];
         const double key = i + 1;
         ticker->addTick(key, b.method);
+        if (!b.structural.isEmpty()) {
+            // No bar: the label sits on the zero line, in the method's colour.
+            auto* label = new QCPItemText(plot_);
+            label->position->setCoords(key, 0.0);
+            label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+            label->setPadding(QMargins(0, 0, 0, 4));
+            label->setText(b.structural);
+            label->setColor(methodColor(b.method).darker(140));
+            label->setClipToAxisRect(false);
+            labelAbove = true;
+            continue;
+        }
         const QColor c = methodColor(b.method);
         QColor fill = c;
         fill.setAlpha(200);

@@ -25,6 +25,10 @@ public:
     // A non-finite value is ignored; a non-finite or negative sd draws no error bar; a NaN p
     // (or one outside [0, 1]) draws no label.
     void setBar(const QString& method, double value, double errorSd, double pValue);
+    // A structural zero (e.g. σ²_Jac of a strategy without a slack): the method keeps its
+    // category but gets no bar, no error bar and no p; `label` is written on the zero line.
+    void setStructuralZero(const QString& method, const QString& label);
+    bool isStructuralZero(const QString& method) const;
     // Grey line under the plot explaining the marks (default: error bars ± sd · * p < 0.05);
     // empty hides it.
     void setNote(const QString& note);
@@ -46,6 +50,7 @@ private:
         double value = 0;
         double sd = 0;
         double p = 0;
+        QString structural;  // non-empty: a structural zero with this label, no bar
     };
     void redraw();
 

@@ -26,6 +26,7 @@ const std::pair<const char*, QRgb> kPalette[] = {
     {"lifter-nobody", 0x8c564b},
     {"lifter-decoupled", 0xe377c2},
     {"softplus-wide", 0x6b6b10},
+    {"softplus-const", 0xdbdb8d},
 };
 
 // FNV-1a: a fixed hash, so the fallback colour does not change between runs.

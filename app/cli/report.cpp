@@ -111,14 +111,17 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
     }
 
     if (run.icnn()) {
-        // σ²_Jac per architecture, at the fixed iterate and at each batch's emitted iterate.
-        for (const bool emitted : {false, true}) {
+        // σ²_Jac per architecture (slack-contracted; structural zeros without a slack), and the
+        // separate un-contracted θ̃-gradient diagnostic at a fixed iterate.
+        for (const bool theta_gradient : {false, true}) {
             AblationPanel bars;
-            if (feedAblation(bars, run, emitted) == 0) continue;
-            bars.setTitle(title + (emitted ? " — σ²_Jac at each batch's emitted iterate"
-                                           : " — σ²_Jac at a fixed iterate"));
-            bars.setValueLabel("σ²_Jac = tr Cov(θ̃_b, g_b)");
-            const std::string stem = emitted ? "sigma2_jac_emitted" : "sigma2_jac";
+            if (feedAblation(bars, run, theta_gradient) == 0) continue;
+            bars.setTitle(title + (theta_gradient
+                                       ? " — θ̃-gradient cross-covariance at a fixed iterate"
+                                       : " — σ²_Jac, slack-contracted at each batch's iterate"));
+            bars.setValueLabel(theta_gradient ? "tr Cov(θ̃_b, ∂ℓ_b/∂θ̃ at θ̃_ref)"
+                                              : "σ²_Jac = tr Cov(θ̃_b, ∂ℓ_b/∂b)");
+            const std::string stem = theta_gradient ? "sigma2_jac_theta" : "sigma2_jac";
             keep(bars.exportTo(QString::fromStdString(out_path(stem)), kWidth, kHeight), stem);
         }
         EscapePanel escape;

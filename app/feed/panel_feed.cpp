@@ -105,16 +105,23 @@ int feedGainScatter(ScatterPanel& panel, const RunFolderData& run) {
     return n;
 }
 
-int feedAblation(AblationPanel& panel, const RunFolderData& run, bool emitted) {
-    const std::string metric = emitted ? "sigma2_jac_emitted" : "sigma2_jac";
-    const std::string pmetric = emitted ? "p_value_emitted" : "p_value";
+int feedAblation(AblationPanel& panel, const RunFolderData& run, bool theta_gradient) {
+    const std::string metric = theta_gradient ? "sigma2_jac_theta" : "sigma2_jac";
+    const std::string pmetric = theta_gradient ? "p_value_theta" : "p_value";
+    const std::string null_sd = metric + "_null_sd";
     int n = 0;
     for (const auto& [method, m] : run.finals) {
         auto it = m.find(metric);
         if (it == m.end() || it->second.empty()) continue;
+        const auto slack = m.find("slack");
+        if (!theta_gradient && slack != m.end() && !slack->second.empty() &&
+            slack->second.front() == 0.0) {
+            panel.setStructuralZero(QString::fromStdString(method), QStringLiteral("0 — no slack"));
+            ++n;
+            continue;
+        }
         double err = sd_of(it->second);
-        if (!emitted && it->second.size() == 1 && m.count("sigma2_jac_null_sd"))
-            err = m.at("sigma2_jac_null_sd").front();
+        if (it->second.size() == 1 && m.count(null_sd)) err = m.at(null_sd).front();
         const double p = m.count(pmetric) ? median_of(m.at(pmetric)) : NAN;
         panel.setBar(QString::fromStdString(method), mean_of(it->second), err, p);
         ++n;

@@ -32,9 +32,11 @@ int feedSpectra(const RunFolderData& run,
 int feedGainScatter(ScatterPanel& panel, const RunFolderData& run);
 
 // σ²_Jac bars: mean over seeds; error = the permutation null's sd (one seed) or the sd over
-// seeds; label = the median p-value over seeds. `emitted` picks the emitted-iterate variant.
-// Returns the bars drawn.
-int feedAblation(AblationPanel& panel, const RunFolderData& run, bool emitted = false);
+// seeds; label = the median p-value over seeds. A method without a slack (final `slack` = 0) is
+// drawn as a structural zero ("0 — no slack": no bar, no p). `theta_gradient` picks the separate
+// un-contracted diagnostic (sigma2_jac_theta: ∂ℓ/∂θ̃ at a fixed iterate), a bar for every method.
+// Returns the methods drawn.
+int feedAblation(AblationPanel& panel, const RunFolderData& run, bool theta_gradient = false);
 
 // Traces (first seed), occupancy over steps (mean over seeds), pooled dwells, exit statistics.
 // Returns false when the run has none of them.

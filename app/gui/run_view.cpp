@@ -196,13 +196,14 @@ QWidget* RunView::buildAblationTab() {
     auto* left = new QWidget(split);
     auto* ll = new QVBoxLayout(left);
     ll->setContentsMargins(0, 0, 0, 0);
-    emittedBox_ = new QCheckBox(tr("gradient at each batch's emitted iterate"), left);
-    emittedBox_->setToolTip(
-        tr("Off: σ²_Jac with g_b taken at one fixed iterate (METHODS.md); "
-           "on: at each probe batch's own emitted θ̃_b"));
+    thetaBox_ = new QCheckBox(tr("un-contracted θ̃-gradient at a fixed iterate"), left);
+    thetaBox_->setToolTip(
+        tr("Off: σ²_Jac with g_b = ∂ℓ_b/∂b, the slack gradient at each probe batch's own "
+           "emitted θ̃_b (METHODS.md; a structural 0 without a slack). On: the separate "
+           "diagnostic with g_b = ∂ℓ_b/∂θ̃ at one fixed iterate, defined for every strategy"));
     ablation_ = new AblationPanel(left);
     ablation_->setValueLabel(QStringLiteral("σ²_Jac = tr Cov(θ̃_b, g_b)"));
-    ll->addWidget(row(left, {emittedBox_}));
+    ll->addWidget(row(left, {thetaBox_}));
     ll->addWidget(ablation_, 1);
     basins_ = new HistogramPanel(split);
     basins_->setValueLabel(tr("final test NLL (nats per sample)"));
@@ -278,13 +279,14 @@ void RunView::showRun(const RunFolderData& run) {
     hasEscape_ = feedEscape(*escape_, run);
     const auto fillAblation = [this, run] {
         ablation_->clear();
-        ablation_->setTitle(emittedBox_->isChecked() ? tr("σ²_Jac at each batch's emitted iterate")
-                                                     : tr("σ²_Jac at a fixed iterate"));
-        return feedAblation(*ablation_, run, emittedBox_->isChecked()) > 0;
+        ablation_->setTitle(thetaBox_->isChecked()
+                                ? tr("θ̃-gradient cross-covariance at a fixed iterate")
+                                : tr("σ²_Jac (slack-contracted, each batch's emitted iterate)"));
+        return feedAblation(*ablation_, run, thetaBox_->isChecked()) > 0;
     };
     hasAblation_ = fillAblation();
-    emittedBox_->disconnect(this);
-    connect(emittedBox_, &QCheckBox::toggled, this, [fillAblation] { fillAblation(); });
+    thetaBox_->disconnect(this);
+    connect(thetaBox_, &QCheckBox::toggled, this, [fillAblation] { fillAblation(); });
     if (feedFinalLossHistogram(*basins_, run) > 0) hasAblation_ = true;
 }
 
@@ -385,7 +387,7 @@ void RunView::saveSettings(QSettings& settings) const {
     settings.setValue(QStringLiteral("panels/landscapeDirections"), lsDirections_->currentText());
     settings.setValue(QStringLiteral("panels/landscapeGridTheta"), lsGridTheta_->value());
     settings.setValue(QStringLiteral("panels/landscapeGridLifted"), lsGridLifted_->value());
-    settings.setValue(QStringLiteral("panels/ablationEmitted"), emittedBox_->isChecked());
+    settings.setValue(QStringLiteral("panels/ablationTheta"), thetaBox_->isChecked());
     settings.setValue(QStringLiteral("panels/crosshair"), curves_->crosshairEnabled());
     settings.setValue(QStringLiteral("panels/tab"), currentIndex());
 }
@@ -396,8 +398,7 @@ void RunView::restoreSettings(const QSettings& settings) {
     lsGridTheta_->setValue(settings.value(QStringLiteral("panels/landscapeGridTheta"), 41).toInt());
     lsGridLifted_->setValue(
         settings.value(QStringLiteral("panels/landscapeGridLifted"), 25).toInt());
-    emittedBox_->setChecked(
-        settings.value(QStringLiteral("panels/ablationEmitted"), false).toBool());
+    thetaBox_->setChecked(settings.value(QStringLiteral("panels/ablationTheta"), false).toBool());
     curves_->setCrosshairEnabled(settings.value(QStringLiteral("panels/crosshair"), true).toBool());
     const int tab = settings.value(QStringLiteral("panels/tab"), 0).toInt();
     if (tab >= 0 && tab < TabCount) setCurrentIndex(tab);

@@ -106,7 +106,7 @@ private:
     EscapePanel* escape_ = nullptr;
     AblationPanel* ablation_ = nullptr;
     HistogramPanel* basins_ = nullptr;
-    QCheckBox* emittedBox_ = nullptr;
+    QCheckBox* thetaBox_ = nullptr;
 
     // Landscape controls.
     LandscapeWorker* worker_ = nullptr;

@@ -1,7 +1,7 @@
 // The 1-D log-concave targets of METHODS.md Part 2 (Tasks: Log-concave EBMs, 1-D):
-// Gumbel(0,1), Laplace(0,1), Gamma(2,1), Beta(2,5), HalfNormal(1). Each knows its exact
-// log-density, a seeded float64 sampler, its CDF and moments (for tests), and the quadrature
-// range used for log Z and TV.
+// Gumbel(0,1), Laplace(0,1), Gamma(2,1), Beta(2,5), HalfNormal(1), SkewNormal(0,1,4). Each knows
+// its exact log-density, a seeded float64 sampler, its CDF and moments (for tests), and the
+// quadrature range used for log Z and TV.
 #pragma once
 #include <torch/torch.h>
 
@@ -17,7 +17,7 @@ namespace liftlab {
 class LogConcaveTarget {
 public:
     virtual ~LogConcaveTarget() = default;
-    // Factory name: gumbel | laplace | gamma | beta | halfnormal.
+    // Factory name: gumbel | laplace | gamma | beta | halfnormal | skewnormal.
     virtual std::string name() const = 0;
     // Normalised log p(x), elementwise, float64; −inf outside the support.
     virtual torch::Tensor log_density(const torch::Tensor& x) const = 0;
@@ -98,6 +98,22 @@ public:
     double cdf(double x) const override;
     double mean() const override;      // √(2/π)
     double variance() const override;  // 1 − 2/π
+};
+
+// SkewNormal(ξ = 0, ω = 1, α = 4), the reference's sixth target: p = 2 φ(x) Φ(α x), log-concave
+// (log Φ is concave). Sampled as ±(δ u₀ + √(1−δ²) v) with the sign of u₀, δ = α/√(1+α²).
+class SkewNormalTarget : public LogConcaveTarget {
+public:
+    static constexpr double kAlpha = 4.0;
+    std::string name() const override { return "skewnormal"; }
+    torch::Tensor log_density(const torch::Tensor& x) const override;
+    torch::Tensor sample(int64_t n, uint64_t seed) const override;
+    // Mass below −4 is < Φ(−4)·Φ(−16) ≈ 1e-62; above 7 it is < 2(1 − Φ(7)) ≈ 2.6e-12.
+    QuadratureRange range() const override { return {-4.0, 7.0}; }
+    // By composite Simpson on [−12, x] (4000 panels): for tests, accurate to ~1e-12.
+    double cdf(double x) const override;
+    double mean() const override;      // δ √(2/π)
+    double variance() const override;  // 1 − 2δ²/π
 };
 
 // The valid factory names, in METHODS.md order.

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace liftlab {
 
@@ -69,6 +70,87 @@ double total_variation(const torch::Tensor& log_p_values, const torch::Tensor& l
     const auto diff = (torch::exp(lp - log_zp) - torch::exp(lq - log_zq)).abs();
     const auto w = torch::exp(log_trapezoid_weights(grid.size(0), h));
     return 0.5 * (diff * w).sum().item<double>();
+}
+
+namespace {
+
+// Nodes and weights of the n-point Gauss–Legendre rule on [−1, 1]: the roots of P_n, by Newton's
+// method from Chebyshev-like starting points, with w = 2 / ((1 − x²) P_n′(x)²).
+void gauss_legendre_unit(int64_t n, std::vector<double>& x, std::vector<double>& w) {
+    constexpr double kPi = 3.14159265358979323846;
+    x.assign(static_cast<size_t>(n), 0.0);
+    w.assign(static_cast<size_t>(n), 0.0);
+    for (int64_t i = 0; i < (n + 1) / 2; ++i) {
+        double z = std::cos(kPi * (static_cast<double>(i) + 0.75) / (static_cast<double>(n) + 0.5));
+        double dp = 1.0;
+        for (int iter = 0; iter < 100; ++iter) {
+            double p0 = 1.0, p1 = z;  // P_0, P_1
+            for (int64_t k = 2; k <= n; ++k) {
+                const double p2 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p0) / k;
+                p0 = p1;
+                p1 = p2;
+            }
+            const double pn = n == 0 ? 1.0 : (n == 1 ? z : p1);
+            const double pn1 = n == 1 ? 1.0 : p0;  // P_{n−1}
+            dp = n * (z * pn - pn1) / (z * z - 1.0);
+            const double dz = pn / dp;
+            z -= dz;
+            if (std::abs(dz) < 1e-16) break;
+        }
+        // Recompute P_n′ at the converged root.
+        double p0 = 1.0, p1 = z;
+        for (int64_t k = 2; k <= n; ++k) {
+            const double p2 = ((2.0 * k - 1.0) * z * p1 - (k - 1.0) * p0) / k;
+            p0 = p1;
+            p1 = p2;
+        }
+        dp = n == 1 ? 1.0 : n * (z * p1 - p0) / (z * z - 1.0);
+        const double weight = 2.0 / ((1.0 - z * z) * dp * dp);
+        x[static_cast<size_t>(i)] = -z;
+        x[static_cast<size_t>(n - 1 - i)] = z;
+        w[static_cast<size_t>(i)] = weight;
+        w[static_cast<size_t>(n - 1 - i)] = weight;
+    }
+}
+
+}  // namespace
+
+QuadratureRule gauss_legendre_rule(const QuadratureRange& range, int64_t points,
+                                   int64_t panel_nodes) {
+    if (!(range.hi > range.lo)) throw std::invalid_argument("gauss_legendre_rule: need hi > lo");
+    if (panel_nodes < 1 || points < panel_nodes || points % panel_nodes != 0)
+        throw std::invalid_argument("gauss_legendre_rule: points (" + std::to_string(points) +
+                                    ") must be a positive multiple of panel_nodes (" +
+                                    std::to_string(panel_nodes) + ")");
+    std::vector<double> ux, uw;
+    gauss_legendre_unit(panel_nodes, ux, uw);
+    const int64_t panels = points / panel_nodes;
+    const double width = (range.hi - range.lo) / static_cast<double>(panels);
+    auto nodes = torch::empty({points}, torch::kFloat64);
+    auto log_w = torch::empty({points}, torch::kFloat64);
+    double* np = nodes.data_ptr<double>();
+    double* wp = log_w.data_ptr<double>();
+    for (int64_t p = 0; p < panels; ++p) {
+        const double mid = range.lo + (static_cast<double>(p) + 0.5) * width;
+        for (int64_t k = 0; k < panel_nodes; ++k) {
+            np[p * panel_nodes + k] = mid + 0.5 * width * ux[static_cast<size_t>(k)];
+            wp[p * panel_nodes + k] = std::log(0.5 * width * uw[static_cast<size_t>(k)]);
+        }
+    }
+    return {nodes, log_w};
+}
+
+QuadratureRule trapezoid_rule(const QuadratureRange& range, int64_t points) {
+    const auto grid = quadrature_grid(range, points);
+    const double h = (range.hi - range.lo) / static_cast<double>(points - 1);
+    return {grid, log_trapezoid_weights(points, h)};
+}
+
+torch::Tensor log_partition(const torch::Tensor& energy_values, const QuadratureRule& rule) {
+    if (energy_values.dim() != 1 || energy_values.size(0) != rule.nodes.size(0))
+        throw std::invalid_argument("log_partition: one energy value per node (" +
+                                    std::to_string(rule.nodes.size(0)) + ") expected");
+    return torch::logsumexp(-energy_values.to(torch::kFloat64) + rule.log_weights, /*dim=*/0);
 }
 
 }  // namespace liftlab

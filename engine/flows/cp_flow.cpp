@@ -91,7 +91,7 @@ CpFlowImpl::Derivatives CpFlowImpl::derivatives(const torch::Tensor& x,
 
 torch::Tensor CpFlowImpl::transport(const torch::Tensor& x,
                                     const torch::Tensor& conditioning_batch) {
-    return transport_with_weights(x, icnn_->constrained_weights(conditioning_batch));
+    return transport_with_weights(x, icnn_->weights(conditioning_batch));
 }
 
 torch::Tensor CpFlowImpl::transport_with_weights(const torch::Tensor& x,
@@ -115,7 +115,7 @@ torch::Tensor CpFlowImpl::log_det_hessian(const torch::Tensor& x,
 
 torch::Tensor CpFlowImpl::log_prob(const torch::Tensor& x,
                                    const torch::Tensor& conditioning_batch) {
-    return log_prob_with_weights(x, icnn_->constrained_weights(conditioning_batch));
+    return log_prob_with_weights(x, icnn_->weights(conditioning_batch));
 }
 
 torch::Tensor CpFlowImpl::log_prob_with_weights(const torch::Tensor& x,

@@ -25,7 +25,7 @@ struct CpFlowOptions {
 
 // Every method takes x of shape n × input_dim, in the dtype of the module's parameters (float32
 // by default; call module->to(torch::kFloat64) for float64), and throws std::invalid_argument
-// naming `x` otherwise. `constrained` are the ICNN's θ (Icnn::constrained_weights(batch)); for
+// naming `x` otherwise. `constrained` is the ICNN's weight list (Icnn::weights(batch)); for
 // lifter-decoupled, set the independent batch on icnn()->strategy() first.
 //
 // Derivatives are taken by autograd with create_graph, so transport, hessian, log_det_hessian and
@@ -55,12 +55,16 @@ public:
     torch::Tensor log_prob_with_weights(const torch::Tensor& x,
                                         const std::vector<torch::Tensor>& constrained);
 
-    std::vector<torch::Tensor> parameters_for_optimizer() { return parameters(); }
+    // The trainable parameters (without the lifter's frozen ICNN template).
+    std::vector<torch::Tensor> parameters_for_optimizer() {
+        std::vector<torch::Tensor> out;
+        for (const auto& p : parameters())
+            if (p.requires_grad()) out.push_back(p);
+        return out;
+    }
     // Forwarded to the ICNN's strategy (pgd projects θ ← max(θ, 0)).
     void after_step() { icnn_->after_step(); }
-    std::vector<torch::Tensor> constrained_weights(const torch::Tensor& batch) {
-        return icnn_->constrained_weights(batch);
-    }
+    std::vector<torch::Tensor> weights(const torch::Tensor& batch) { return icnn_->weights(batch); }
 
     // softplus(w0) and softplus(w1), both 1 at init (w = log(e − 1)).
     torch::Tensor quadratic_scale() const { return torch::softplus(w0_); }

@@ -28,23 +28,53 @@ IcnnImpl::IcnnImpl(const IcnnOptions& options) : options_(options) {
     auto w_x = torch::empty({1, d});
     torch::nn::init::xavier_uniform_(w_x);
     w_x_ = register_parameter("w_x", w_x);
-    strategy_ = make_positivity(options_.strategy(), shapes_, d);
+    for (const auto& p : free_parameters()) free_shapes_.push_back(p.sizes().vec());
+    strategy_ = make_positivity(options_.strategy(), shapes_, free_shapes_, d);
     register_module("positivity", strategy_);
+    // Every tensor is emitted: the template is frozen (it receives no gradient and is unused).
+    if (strategy_->emits_free())
+        for (auto& p : free_parameters()) p.requires_grad_(false);
+}
+
+std::vector<torch::Tensor> IcnnImpl::free_parameters() const {
+    std::vector<torch::Tensor> out = {input_layer_->weight, input_layer_->bias};
+    for (const auto& layer : skip_layers_) {
+        out.push_back(layer->weight);
+        out.push_back(layer->bias);
+    }
+    out.push_back(w_x_);
+    return out;
+}
+
+std::vector<torch::Tensor> IcnnImpl::with_template_free(
+    std::vector<torch::Tensor> constrained) const {
+    for (const auto& p : free_parameters()) constrained.push_back(p);
+    return constrained;
 }
 
 torch::Tensor IcnnImpl::energy_with_weights(const torch::Tensor& x,
-                                            const std::vector<torch::Tensor>& constrained) {
+                                            const std::vector<torch::Tensor>& weights) {
+    namespace F = torch::nn::functional;
     if (x.dim() != 2 || x.size(1) != options_.input_dim())
         throw std::invalid_argument("icnn: x must be n × " + std::to_string(options_.input_dim()));
-    if (constrained.size() != shapes_.size())
-        throw std::invalid_argument("icnn: expected " + std::to_string(shapes_.size()) +
-                                    " constrained tensors");
-    auto z = torch::softplus(input_layer_->forward(x));
+    const size_t nc = shapes_.size(), nf = free_shapes_.size();
+    if (weights.size() != nc && weights.size() != nc + nf)
+        throw std::invalid_argument("icnn: expected " + std::to_string(nc) +
+                                    " constrained tensors, optionally followed by " +
+                                    std::to_string(nf) + " free ones; got " +
+                                    std::to_string(weights.size()));
+    // The free tensors: emitted ones when given, else the template's.
+    const std::vector<torch::Tensor> own =
+        weights.size() == nc ? free_parameters() : std::vector<torch::Tensor>{};
+    auto free = [&](size_t j) -> const torch::Tensor& {
+        return weights.size() == nc ? own[j] : weights[nc + j];
+    };
+    auto z = torch::softplus(F::linear(x, free(0), free(1)));
     for (size_t i = 0; i < skip_layers_.size(); ++i)
-        z = torch::softplus(torch::nn::functional::linear(z, constrained[i]) +
-                            skip_layers_[i]->forward(x));
-    const auto out = torch::nn::functional::linear(z, constrained.back()).squeeze(1);
-    const auto linear = torch::nn::functional::linear(x, w_x_).squeeze(1);
+        z = torch::softplus(F::linear(z, weights[i]) +
+                            F::linear(x, free(2 + 2 * i), free(3 + 2 * i)));
+    const auto out = F::linear(z, weights[nc - 1]).squeeze(1);
+    const auto linear = F::linear(x, free(nf - 1)).squeeze(1);
     return out + linear + 0.5 * kQuadratic * x.pow(2).sum(/*dim=*/1);
 }
 

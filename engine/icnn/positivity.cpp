@@ -7,11 +7,12 @@
 namespace liftlab {
 
 namespace {
-constexpr int64_t kBodyHidden = 64;       // per-sample MLP width (METHODS.md, body h_φ)
-constexpr int64_t kBodyFeatures = 96;     // pooled feature vector h_φ(X)
-constexpr double kInitPreReadout = -2.0;  // θ̃ init → θ = softplus(−2) ≈ 0.127
-constexpr double kReadoutInitStd = 0.01;  // Θ_E starts small so θ̃ ≈ b at init
-constexpr double kStandardiseEps = 1e-5;  // keeps the standardisation finite for a flat h
+constexpr int64_t kBodyHidden = 64;     // per-sample MLP width (METHODS.md, body h_φ)
+constexpr int64_t kBodyFeatures = 96;   // pooled feature vector h_φ(X)
+constexpr double kSlackInit = -2.0;     // slack b of a constrained readout → softplus ≈ 0.127
+constexpr double kConstantInit = -2.0;  // softplus-const's θ̃
+constexpr double kFoldedNormalFloor = 1e-6;  // softplus⁻¹ of the folded-normal draw, floored
+constexpr double kStandardiseEps = 1e-5;     // keeps the standardisation finite for a flat h
 constexpr double kPi = 3.14159265358979323846;
 
 int64_t numel_of(const std::vector<int64_t>& shape) {
@@ -19,36 +20,41 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
     for (int64_t s : shape) n *= s;
     return n;
 }
+
+// |N(0, π/(2 n_in))| with n_in the last dimension (METHODS.md: the positive init).
+torch::Tensor folded_normal(const std::vector<int64_t>& shape) {
+    const double n_in = static_cast<double>(shape.back());
+    return (torch::randn(shape) * std::sqrt(kPi / (2.0 * n_in))).abs();
+}
+
+void check_shapes(const TensorShapes& shapes) {
+    for (const auto& shape : shapes)
+        if (shape.empty() || numel_of(shape) <= 0)
+            throw std::invalid_argument("positivity: every tensor shape must be non-empty");
+}
 }  // namespace
 
-PositivityStrategy::PositivityStrategy(std::vector<std::vector<int64_t>> shapes)
-    : shapes_(std::move(shapes)) {
-    for (const auto& shape : shapes_)
-        if (shape.empty() || numel_of(shape) <= 0)
-            throw std::invalid_argument("positivity: every constrained shape must be non-empty");
+PositivityStrategy::PositivityStrategy(TensorShapes shapes, TensorShapes free_shapes)
+    : shapes_(std::move(shapes)), free_shapes_(std::move(free_shapes)) {
+    check_shapes(shapes_);
+    check_shapes(free_shapes_);
 }
 
 std::vector<torch::Tensor> PositivityStrategy::readout(
     const std::vector<torch::Tensor>& pre) const {
     std::vector<torch::Tensor> out;
-    for (const auto& t : pre) out.push_back(torch::softplus(t));
+    out.reserve(pre.size());
+    for (size_t i = 0; i < pre.size(); ++i)
+        out.push_back(i < shapes_.size() && !projected() ? torch::softplus(pre[i]) : pre[i]);
     return out;
 }
 
 // ---- pgd -------------------------------------------------------------------------------------
 
-PgdPositivity::PgdPositivity(std::vector<std::vector<int64_t>> shapes)
-    : PositivityStrategy(std::move(shapes)) {
-    for (size_t i = 0; i < shapes_.size(); ++i) {
-        const double n_in = static_cast<double>(shapes_[i].back());
-        const double std = std::sqrt(kPi / (2.0 * n_in));  // |N(0, π/(2 n_in))|
-        theta_.push_back(register_parameter("theta_" + std::to_string(i),
-                                            (torch::randn(shapes_[i]) * std).abs()));
-    }
-}
-
-std::vector<torch::Tensor> PgdPositivity::weights(const torch::Tensor& /*batch*/) {
-    return theta_;
+PgdPositivity::PgdPositivity(TensorShapes shapes) : PositivityStrategy(std::move(shapes), {}) {
+    for (size_t i = 0; i < shapes_.size(); ++i)
+        theta_.push_back(
+            register_parameter("theta_" + std::to_string(i), folded_normal(shapes_[i])));
 }
 
 std::vector<torch::Tensor> PgdPositivity::pre_readout(const torch::Tensor& /*batch*/) {
@@ -62,17 +68,18 @@ void PgdPositivity::after_step() {
 
 // ---- softplus --------------------------------------------------------------------------------
 
-SoftplusPositivity::SoftplusPositivity(std::vector<std::vector<int64_t>> shapes)
-    : PositivityStrategy(std::move(shapes)) {
-    for (size_t i = 0; i < shapes_.size(); ++i)
-        theta_tilde_.push_back(register_parameter("theta_tilde_" + std::to_string(i),
-                                                  torch::full(shapes_[i], kInitPreReadout)));
-}
-
-std::vector<torch::Tensor> SoftplusPositivity::weights(const torch::Tensor& /*batch*/) {
-    std::vector<torch::Tensor> out;
-    for (const auto& t : theta_tilde_) out.push_back(torch::softplus(t));
-    return out;
+SoftplusPositivity::SoftplusPositivity(TensorShapes shapes, Init init)
+    : PositivityStrategy(std::move(shapes), {}) {
+    for (size_t i = 0; i < shapes_.size(); ++i) {
+        torch::Tensor t;
+        if (init == Init::Constant) {
+            t = torch::full(shapes_[i], kConstantInit);
+        } else {
+            // softplus⁻¹(y) = log(expm1(y)), on the floored folded-normal draw.
+            t = torch::log(torch::expm1(folded_normal(shapes_[i]).clamp_min(kFoldedNormalFloor)));
+        }
+        theta_tilde_.push_back(register_parameter("theta_tilde_" + std::to_string(i), t));
+    }
 }
 
 std::vector<torch::Tensor> SoftplusPositivity::pre_readout(const torch::Tensor& /*batch*/) {
@@ -81,27 +88,32 @@ std::vector<torch::Tensor> SoftplusPositivity::pre_readout(const torch::Tensor& 
 
 // ---- lifter ----------------------------------------------------------------------------------
 
-LifterPositivity::LifterPositivity(std::vector<std::vector<int64_t>> shapes,
+LifterPositivity::LifterPositivity(TensorShapes shapes, TensorShapes free_shapes,
                                    const LifterPositivityOptions& options)
-    : PositivityStrategy(std::move(shapes)), options_(options) {
+    : PositivityStrategy(std::move(shapes), std::move(free_shapes)), options_(options) {
     if (options_.body()) {
-        body_ =
-            torch::nn::Sequential(torch::nn::Linear(options_.input_dim(), kBodyHidden),
-                                  torch::nn::ReLU(), torch::nn::Linear(kBodyHidden, kBodyHidden),
-                                  torch::nn::ReLU(), torch::nn::Linear(kBodyHidden, kBodyFeatures));
+        body_ = torch::nn::Sequential(
+            torch::nn::Linear(options_.input_dim(), kBodyHidden), torch::nn::ReLU(),
+            torch::nn::Linear(kBodyHidden, kBodyHidden), torch::nn::ReLU(),
+            torch::nn::Linear(kBodyHidden, kBodyFeatures), torch::nn::ReLU());
         register_module("body", body_);
     } else {
         constant_h_ = register_parameter("constant_h", torch::randn({kBodyFeatures}));
     }
-    for (size_t i = 0; i < shapes_.size(); ++i) {
-        torch::nn::Linear readout(
-            torch::nn::LinearOptions(kBodyFeatures, numel_of(shapes_[i])).bias(options_.slack()));
-        {
+    const size_t n_constrained = shapes_.size();
+    for (size_t i = 0; i < n_constrained + free_shapes_.size(); ++i) {
+        const bool constrained = i < n_constrained;
+        const auto& shape = constrained ? shapes_[i] : free_shapes_[i - n_constrained];
+        // Default Linear init (U(±1/√96) for weight and bias); the slack starts at −2.
+        torch::nn::Linear readout(torch::nn::LinearOptions(kBodyFeatures, numel_of(shape))
+                                      .bias(!constrained || options_.slack()));
+        if (constrained && options_.slack()) {
             torch::NoGradGuard no_grad;
-            readout->weight.normal_(/*mean=*/0.0, kReadoutInitStd);
-            if (options_.slack()) readout->bias.fill_(kInitPreReadout);
+            readout->bias.fill_(kSlackInit);
         }
-        readouts_.push_back(register_module("readout_" + std::to_string(i), readout));
+        const std::string name = constrained ? "readout_" + std::to_string(i)
+                                             : "free_readout_" + std::to_string(i - n_constrained);
+        readouts_.push_back(register_module(name, readout));
     }
 }
 
@@ -118,7 +130,7 @@ torch::Tensor LifterPositivity::body_features(const torch::Tensor& batch) {
         if (options_.decoupled()) {
             if (!independent_batch_.defined())
                 throw std::logic_error(
-                    "lifter-decoupled: call set_independent_batch(X′) before weights()");
+                    "lifter-decoupled: call set_independent_batch(X′) before pre_readout()");
             x = independent_batch_;
         }
         if (x.dim() != 2 || x.size(1) != options_.input_dim())
@@ -126,22 +138,19 @@ torch::Tensor LifterPositivity::body_features(const torch::Tensor& batch) {
                                         std::to_string(options_.input_dim()));
         h = body_->forward(x.detach()).mean(/*dim=*/0);  // DeepSets: mean-pool over samples
     }
-    const auto mean = h.mean();
-    const auto var = h.var(/*unbiased=*/false);
-    return (h - mean) / torch::sqrt(var + kStandardiseEps);
+    // The reference's pool_norm: unbiased std, ε added to the std.
+    return (h - h.mean()) / (h.std(/*unbiased=*/true) + kStandardiseEps);
 }
 
 std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& batch) {
     const auto h = body_features(batch);
+    const size_t n_constrained = shapes_.size();
     std::vector<torch::Tensor> out;
-    for (size_t i = 0; i < readouts_.size(); ++i)
-        out.push_back(readouts_[i]->forward(h).view(shapes_[i]));
-    return out;
-}
-
-std::vector<torch::Tensor> LifterPositivity::weights(const torch::Tensor& batch) {
-    auto out = pre_readout(batch);
-    for (auto& t : out) t = torch::softplus(t);
+    out.reserve(readouts_.size());
+    for (size_t i = 0; i < readouts_.size(); ++i) {
+        const auto& shape = i < n_constrained ? shapes_[i] : free_shapes_[i - n_constrained];
+        out.push_back(readouts_[i]->forward(h).view(shape));
+    }
     return out;
 }
 
@@ -149,26 +158,29 @@ std::vector<torch::Tensor> LifterPositivity::weights(const torch::Tensor& batch)
 
 const std::vector<std::string>& positivity_strategy_names() {
     static const std::vector<std::string> names = {
-        "pgd",           "softplus",        "softplus-wide", "lifter", "lifter-noslack",
-        "lifter-nobody", "lifter-decoupled"};
+        "pgd",    "softplus",       "softplus-const", "softplus-wide",
+        "lifter", "lifter-noslack", "lifter-nobody",  "lifter-decoupled"};
     return names;
 }
 
-std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name,
-                                                    std::vector<std::vector<int64_t>> shapes,
-                                                    int64_t input_dim) {
+std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapes shapes,
+                                                    TensorShapes free_shapes, int64_t input_dim) {
     if (name == "pgd") return std::make_shared<PgdPositivity>(std::move(shapes));
     // softplus-wide is the same parameterisation; only the ICNN around it is wider.
     if (name == "softplus" || name == "softplus-wide")
-        return std::make_shared<SoftplusPositivity>(std::move(shapes));
+        return std::make_shared<SoftplusPositivity>(std::move(shapes),
+                                                    SoftplusPositivity::Init::FoldedNormal);
+    if (name == "softplus-const")
+        return std::make_shared<SoftplusPositivity>(std::move(shapes),
+                                                    SoftplusPositivity::Init::Constant);
     LifterPositivityOptions options(input_dim);
-    if (name == "lifter") return std::make_shared<LifterPositivity>(std::move(shapes), options);
-    if (name == "lifter-noslack")
-        return std::make_shared<LifterPositivity>(std::move(shapes), options.slack(false));
-    if (name == "lifter-nobody")
-        return std::make_shared<LifterPositivity>(std::move(shapes), options.body(false));
-    if (name == "lifter-decoupled")
-        return std::make_shared<LifterPositivity>(std::move(shapes), options.decoupled(true));
+    auto lifter = [&](const LifterPositivityOptions& o) {
+        return std::make_shared<LifterPositivity>(std::move(shapes), std::move(free_shapes), o);
+    };
+    if (name == "lifter") return lifter(options);
+    if (name == "lifter-noslack") return lifter(options.slack(false));
+    if (name == "lifter-nobody") return lifter(options.body(false));
+    if (name == "lifter-decoupled") return lifter(options.decoupled(true));
     std::string valid;
     for (const auto& n : positivity_strategy_names()) valid += (valid.empty() ? "" : ", ") + n;
     throw std::invalid_argument("unknown positivity strategy '" + name + "' (valid: " + valid +

@@ -1,5 +1,13 @@
-// Positivity strategies for the constrained ICNN weights θ (METHODS.md Part 2, "Positivity
-// strategies"): each one owns its own trainable parameters and emits non-negative tensors θ.
+// Positivity strategies for the ICNN's weights (METHODS.md Part 2, "Positivity strategies"): each
+// one owns its own trainable parameters and emits the non-negative constrained tensors θ (Wz_i,
+// w_out). The lifter family also emits every unconstrained ICNN tensor (W_0, b_0, Wx_i, b_i, w_x)
+// from the same batch code, so the ICNN template around it is frozen (the reference's
+// every-tensor emission); the direct strategies leave those to the ICNN's own parameters.
+//
+// The weight list. pre_readout() and weights() return the constrained tensors first, in the
+// order of `shapes`, followed — only when emits_free() — by one emitted tensor per entry of
+// `free_shapes` (the ICNN's unconstrained tensors). The positivity readout (softplus; identity for
+// pgd) applies to the constrained entries only; the free entries pass through unchanged.
 #pragma once
 #include <torch/torch.h>
 
@@ -9,58 +17,67 @@
 
 namespace liftlab {
 
-// Base of every strategy. `shapes` lists the constrained tensors in the order weights() returns
-// them. `batch` is the conditioning input (n × d); only the lifter variants read it, always
-// detached.
+using TensorShapes = std::vector<std::vector<int64_t>>;
+
+// Base of every strategy. `batch` is the conditioning input (n × d); only the lifter variants
+// read it, always detached.
 class PositivityStrategy : public torch::nn::Module {
 public:
-    explicit PositivityStrategy(std::vector<std::vector<int64_t>> shapes);
+    PositivityStrategy(TensorShapes shapes, TensorShapes free_shapes);
     ~PositivityStrategy() override = default;
 
-    // The effective non-negative tensors θ, one per shape.
-    virtual std::vector<torch::Tensor> weights(const torch::Tensor& batch) = 0;
-    // The tensors θ̃ before the softplus readout (pgd: θ itself).
+    // θ̃ for every constrained tensor (pgd: θ itself), then the emitted free tensors (see above).
     virtual std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) = 0;
+    // readout(pre_readout(batch)): non-negative constrained tensors, then the free ones.
+    std::vector<torch::Tensor> weights(const torch::Tensor& batch) {
+        return readout(pre_readout(batch));
+    }
     // Called after every optimizer step (pgd projects; the others do nothing).
     virtual void after_step() {}
     // Only lifter-decoupled reads this: the independent batch X′ its body is conditioned on,
-    // replacing the batch passed to weights(). Set it before each weights() call; others ignore it.
+    // replacing the batch passed to pre_readout(). Set it before each call; others ignore it.
     virtual void set_independent_batch(const torch::Tensor& independent_batch) {}
-    // θ from θ̃: softplus for every strategy except pgd (identity), so that
-    // weights(X) == readout(pre_readout(X)).
-    virtual std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const;
+    // The positivity map on the first constrained_count() entries (softplus, identity for pgd);
+    // later entries (emitted free tensors) unchanged.
+    std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const;
     // true for pgd: θ̃ is θ itself and the shoulder is θ == 0 (METHODS.md, "Shoulder").
     virtual bool projected() const { return false; }
+    // true for the lifter family: the free ICNN tensors are emitted, the template is frozen.
+    virtual bool emits_free() const { return false; }
+    // true when the constrained readouts have a slack bias b (the lifter, nobody, decoupled):
+    // σ²_Jac contracts with J_b; without a slack it is a structural zero (METHODS.md).
+    virtual bool has_slack() const { return false; }
 
-    const std::vector<std::vector<int64_t>>& shapes() const { return shapes_; }
+    const TensorShapes& shapes() const { return shapes_; }
+    const TensorShapes& free_shapes() const { return free_shapes_; }
+    size_t constrained_count() const { return shapes_.size(); }
 
 protected:
-    std::vector<std::vector<int64_t>> shapes_;
+    TensorShapes shapes_;
+    TensorShapes free_shapes_;
 };
 
 // `pgd`: θ is trained directly and projected θ ← max(θ, 0) after every step.
-// Init |N(0, π/(2 n_in))| with n_in the last dimension of each shape.
+// Init |N(0, π/(2 n_in))| (folded normal) with n_in the last dimension of each shape.
 class PgdPositivity : public PositivityStrategy {
 public:
-    explicit PgdPositivity(std::vector<std::vector<int64_t>> shapes);
-    std::vector<torch::Tensor> weights(const torch::Tensor& batch) override;
+    explicit PgdPositivity(TensorShapes shapes);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void after_step() override;
-    std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const override {
-        return pre;
-    }
     bool projected() const override { return true; }
 
 private:
     std::vector<torch::Tensor> theta_;
 };
 
-// `softplus` (and `softplus-wide`, which is this strategy on a wider ICNN): θ = softplus(θ̃),
-// θ̃ trained directly, init θ̃ = −2.
+// `softplus` (and `softplus-wide`, the same on a wider ICNN): θ = softplus(θ̃), θ̃ trained
+// directly. Init θ̃ = softplus⁻¹(max(w, 10⁻⁶)) with w the folded-normal draw (the reference's
+// init: about a third of the coordinates start in the shoulder), or, for `softplus-const`, the
+// constant θ̃ = −2 (none in the shoulder).
 class SoftplusPositivity : public PositivityStrategy {
 public:
-    explicit SoftplusPositivity(std::vector<std::vector<int64_t>> shapes);
-    std::vector<torch::Tensor> weights(const torch::Tensor& batch) override;
+    enum class Init { FoldedNormal, Constant };
+    SoftplusPositivity(TensorShapes shapes, Init init);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
 
 private:
@@ -70,41 +87,47 @@ private:
 struct LifterPositivityOptions {
     explicit LifterPositivityOptions(int64_t input_dim) : input_dim_(input_dim) {}
     TORCH_ARG(int64_t, input_dim);
-    TORCH_ARG(bool, slack) = true;       // false: `lifter-noslack` (readouts have no bias b)
+    TORCH_ARG(bool, slack) = true;       // false: `lifter-noslack` (constrained readouts, no bias)
     TORCH_ARG(bool, body) = true;        // false: `lifter-nobody` (h is a learned constant)
     TORCH_ARG(bool, decoupled) = false;  // true: `lifter-decoupled` (body reads X′, not the batch)
 };
 
-// `lifter` and its ablations: θ̃ = b + Θ_E h_φ(X), θ = softplus(θ̃). h_φ is a DeepSets body
-// (per-sample MLP d→64→64→96, ReLU, mean-pooled, standardised across its 96 entries); one linear
-// readout 96 → numel per constrained tensor, whose bias is the slack b (init −2).
+// `lifter` and its ablations: for every ICNN tensor, `b + Θ_E h_φ(X)` — through softplus for the
+// constrained ones. h_φ is a DeepSets body: a per-sample MLP d→64→64→96 with a ReLU after every
+// Linear, mean-pooled, then standardised across its 96 entries, (h − mean)/(std + 1e−5) with the
+// unbiased std. One linear readout 96 → numel per tensor, with LibTorch's default Linear init
+// (U(±1/√96) for weight and bias, as PyTorch's), except that a constrained readout's bias (the
+// slack b) starts at −2.
 class LifterPositivity : public PositivityStrategy {
 public:
-    LifterPositivity(std::vector<std::vector<int64_t>> shapes,
+    LifterPositivity(TensorShapes shapes, TensorShapes free_shapes,
                      const LifterPositivityOptions& options);
-    std::vector<torch::Tensor> weights(const torch::Tensor& batch) override;
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void set_independent_batch(const torch::Tensor& independent_batch) override;
+    bool emits_free() const override { return true; }
+    bool has_slack() const override { return options_.slack(); }
 
     // The standardised 96-vector h_φ(X) (or the learned constant for lifter-nobody).
     torch::Tensor body_features(const torch::Tensor& batch);
-    bool has_slack() const { return options_.slack(); }
+    // The readout of constrained tensor i (i < constrained_count()) or of free tensor
+    // i − constrained_count().
+    torch::nn::Linear& readout_layer(size_t i) { return readouts_.at(i); }
 
 private:
     LifterPositivityOptions options_;
     torch::nn::Sequential body_{nullptr};
     torch::Tensor constant_h_;
-    std::vector<torch::nn::Linear> readouts_;
+    std::vector<torch::nn::Linear> readouts_;  // constrained first, then free
     torch::Tensor independent_batch_;
 };
 
 // The valid strategy names, for messages and presets.
 const std::vector<std::string>& positivity_strategy_names();
 
-// Builds the strategy called `name` for constrained tensors of the given shapes; `input_dim` is the
-// width d of a conditioning sample. Throws std::invalid_argument naming the valid strategies.
-std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name,
-                                                    std::vector<std::vector<int64_t>> shapes,
-                                                    int64_t input_dim);
+// Builds the strategy called `name` for constrained tensors of `shapes` and unconstrained ICNN
+// tensors of `free_shapes` (emitted by the lifter family, ignored by the others); `input_dim` is
+// the width d of a conditioning sample. Throws std::invalid_argument naming the valid strategies.
+std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapes shapes,
+                                                    TensorShapes free_shapes, int64_t input_dim);
 
 }  // namespace liftlab

@@ -120,9 +120,16 @@ TaskSpec parse_task(const nlohmann::json& j) {
     r.read("target", t.target);
     r.read("dim", t.dim);
     r.read("latent_steps", t.latent_steps);
+    const bool samplable =
+        t.kind == "icnn-ebm-1d" || (t.kind == "icnn-ebm-nd" && t.target != "fmnist-latents");
+    t.fresh_samples = samplable;  // the default where the target can be sampled
+    r.read("fresh_samples", t.fresh_samples);
     r.finish();
+    require(!t.fresh_samples || samplable, r.key("fresh_samples"),
+            "needs a target that can be sampled (icnn-ebm-1d, or icnn-ebm-nd other than "
+            "fmnist-latents)");
     if (t.kind == "icnn-ebm-1d")
-        require_one_of(t.target, {"gumbel", "laplace", "gamma", "beta", "halfnormal"},
+        require_one_of(t.target, {"gumbel", "laplace", "gamma", "beta", "halfnormal", "skewnormal"},
                        r.key("target"));
     if (t.kind == "icnn-ebm-nd")
         require_one_of(t.target, {"gaussian", "gumbel", "correlated", "fmnist-latents"},
@@ -196,6 +203,7 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("grad_clip", c.grad_clip);
     r.read("reference_size", c.reference_size);
     r.read("quadrature_points", c.quadrature_points);
+    r.read("train_quadrature_points", c.train_quadrature_points);
     r.read("is_samples", c.is_samples);
     r.read("eval_is_samples", c.eval_is_samples);
     r.read("proposal", c.proposal);
@@ -207,6 +215,10 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     require(c.grad_clip >= 0, r.key("grad_clip"), "must be non-negative");
     require(c.reference_size > 1, r.key("reference_size"), "must be at least 2");
     require(c.quadrature_points >= 16, r.key("quadrature_points"), "must be at least 16");
+    require(c.train_quadrature_points == 0 ||
+                (c.train_quadrature_points >= 16 && c.train_quadrature_points % 8 == 0),
+            r.key("train_quadrature_points"),
+            "must be 0 (the evaluation grid) or a multiple of 8, at least 16");
     require(c.is_samples > 1, r.key("is_samples"), "must be at least 2");
     require(c.eval_is_samples > 1, r.key("eval_is_samples"), "must be at least 2");
     require_one_of(c.proposal, {"gaussian", "student-t"}, r.key("proposal"));
@@ -428,7 +440,8 @@ nlohmann::json to_json(const ExperimentSpec& s) {
           {"rho", t.rho},
           {"target", t.target},
           {"dim", t.dim},
-          {"latent_steps", t.latent_steps}}},
+          {"latent_steps", t.latent_steps},
+          {"fresh_samples", t.fresh_samples}}},
         {"backbone",
          {{"kind", s.backbone.kind},
           {"hidden", s.backbone.hidden},
@@ -446,6 +459,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
           {"grad_clip", s.icnn.grad_clip},
           {"reference_size", s.icnn.reference_size},
           {"quadrature_points", s.icnn.quadrature_points},
+          {"train_quadrature_points", s.icnn.train_quadrature_points},
           {"is_samples", s.icnn.is_samples},
           {"eval_is_samples", s.icnn.eval_is_samples},
           {"proposal", s.icnn.proposal},

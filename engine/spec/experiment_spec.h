@@ -38,13 +38,18 @@ struct TaskSpec {
     int label_index = 0;                               // which label byte is the class
     // dfiv-demand (METHODS.md Part 1, "Deep Feature Instrumental Variables"): n = n_train
     double rho = 0.5;  // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
-    // ICNN family (METHODS.md Part 2). icnn-ebm-1d: gumbel | laplace | gamma | beta | halfnormal;
+    // ICNN family (METHODS.md Part 2). icnn-ebm-1d: gumbel | laplace | gamma | beta | halfnormal |
+    // skewnormal;
     // icnn-ebm-nd: gaussian | gumbel | correlated | fmnist-latents; cpflow-toy: 8gaussians |
     // 2spirals; cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated
     // 21-D set. `--set target=…` is short for task.target.
     std::string target = "gumbel";
     int dim = 2;  // icnn-ebm-nd: dimension (fmnist-latents: the autoencoder's latent size)
     int latent_steps = 2000;  // fmnist-latents: autoencoder training steps
+    // Draw every training batch (and σ²_Jac probe batch) fresh from the target, as the reference
+    // does, instead of from the n_train split. Only for targets that can be sampled (icnn-ebm-1d,
+    // icnn-ebm-nd except fmnist-latents), where it is the default.
+    bool fresh_samples = false;
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;
 };
@@ -69,9 +74,12 @@ struct IcnnSpec {
     int layers = 3;
     double grad_clip = 1.0;        // global gradient-norm clip (0: off)
     int reference_size = 1024;     // training samples the lifter's body reads at evaluation
-    int quadrature_points = 8000;  // icnn-ebm-1d: log Z and TV on the target's range
-    int is_samples = 4096;         // icnn-ebm-nd: proposal samples for log Z per training step
-    int eval_is_samples = 65536;   // icnn-ebm-nd: proposal samples for log Z at evaluation
+    int quadrature_points = 8000;  // icnn-ebm-1d: reported log Z and TV (trapezoid, target range)
+    // icnn-ebm-1d: Gauss–Legendre nodes (panels of 8) for the training log Z; 0: the trapezoid
+    // grid of quadrature_points
+    int train_quadrature_points = 512;
+    int is_samples = 4096;        // icnn-ebm-nd: proposal samples for log Z per training step
+    int eval_is_samples = 65536;  // icnn-ebm-nd: proposal samples for log Z at evaluation
     std::string proposal = "student-t";  // icnn-ebm-nd: gaussian | student-t (moment-matched)
     double proposal_dof = 5.0;
     double proposal_inflate = 1.5;  // covariance inflation of the proposal
@@ -87,7 +95,8 @@ struct OptimizerSpec {
 struct MethodSpec {
     // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls (backbone + last layer)
     // dfiv | dfiv-norefit | dfiv-prox (two-stage IV regression, task dfiv-demand)
-    // pgd | softplus | softplus-wide | lifter | lifter-noslack | lifter-nobody | lifter-decoupled
+    // pgd | softplus | softplus-const | softplus-wide | lifter | lifter-noslack | lifter-nobody |
+    // lifter-decoupled
     //   (positivity strategies of the ICNN tasks; trained with `optimizer`, lr overrides it)
     std::string name;
     std::string label;   // unique name in plots and files; defaults to `name`

@@ -10,10 +10,10 @@
 
 namespace liftlab {
 
-std::vector<torch::Tensor> icnn_unconstrained_parameters(IcnnImpl& icnn) {
+std::vector<torch::Tensor> DensityModel::parameters() {
     std::vector<torch::Tensor> out;
-    for (const auto& item : icnn.named_parameters(/*recurse=*/true))
-        if (item.key().rfind("positivity", 0) != 0) out.push_back(item.value());
+    for (const auto& p : all_parameters())
+        if (p.requires_grad()) out.push_back(p);
     return out;
 }
 
@@ -24,8 +24,10 @@ IcnnOptions icnn_options(const ExperimentSpec& spec, int64_t dim, const std::str
     return IcnnOptions(dim).width(width).layers(spec.icnn.layers).strategy(strategy);
 }
 
-// icnn-ebm-1d: NLL = mean E(x) + log Z, log Z by the trapezoid rule on the target's range
-// (METHODS.md: 8000 points); TV against the target's density on the same grid.
+// icnn-ebm-1d: NLL = mean E(x) + log Z. The reported log Z and TV use the trapezoid rule on the
+// target's range (METHODS.md: 8000 points); the training log Z uses composite Gauss–Legendre
+// on icnn.train_quadrature_points nodes (or the same trapezoid grid when 0), which agrees with
+// it to ~1e-6 nats on smooth energies at a fraction of the ICNN evaluations.
 class Ebm1dModel : public DensityModel {
 public:
     Ebm1dModel(const ExperimentSpec& spec, const std::string& strategy, int64_t width)
@@ -34,15 +36,19 @@ public:
         grid_ = quadrature_grid(target_->range(), spec.icnn.quadrature_points);
         grid_f_ = grid_.to(torch::kFloat32).unsqueeze(1);
         target_log_p_ = target_->log_density(grid_);
+        train_rule_ = spec.icnn.train_quadrature_points > 0
+                          ? gauss_legendre_rule(target_->range(), spec.icnn.train_quadrature_points)
+                          : trapezoid_rule(target_->range(), spec.icnn.quadrature_points);
+        train_nodes_f_ = train_rule_.nodes.to(torch::kFloat32).unsqueeze(1);
     }
     Icnn icnn() override { return icnn_; }
-    std::vector<torch::Tensor> parameters() override { return icnn_->parameters(); }
-    std::vector<torch::Tensor> unconstrained_parameters() override {
-        return icnn_unconstrained_parameters(*icnn_);
+    torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) override {
+        return target_->sample(n, seed).to(torch::kFloat32).unsqueeze(1);
     }
+    // The training-time log Z (autograd through the energies at the rule's nodes).
     torch::Tensor log_z(const std::vector<torch::Tensor>& constrained) {
-        const auto e = icnn_->energy_with_weights(grid_f_, constrained).to(torch::kFloat64);
-        return log_partition(e, grid_);
+        const auto e = icnn_->energy_with_weights(train_nodes_f_, constrained).to(torch::kFloat64);
+        return log_partition(e, train_rule_);
     }
     torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                       int /*step*/) override {
@@ -64,10 +70,15 @@ public:
                 {"tv", total_variation(target_log_p_, -e_grid, grid_)}};
     }
 
+protected:
+    std::vector<torch::Tensor> all_parameters() override { return icnn_->parameters(); }
+
 private:
     std::unique_ptr<LogConcaveTarget> target_;
     Icnn icnn_;
     torch::Tensor grid_, grid_f_, target_log_p_;
+    QuadratureRule train_rule_;
+    torch::Tensor train_nodes_f_;
 };
 
 constexpr int64_t kEvalChunk = 4096;  // rows per chunk when a whole split is evaluated
@@ -109,9 +120,9 @@ public:
         eval_samples_ = eval_samples_.to(torch::kFloat32);
     }
     Icnn icnn() override { return icnn_; }
-    std::vector<torch::Tensor> parameters() override { return icnn_->parameters(); }
-    std::vector<torch::Tensor> unconstrained_parameters() override {
-        return icnn_unconstrained_parameters(*icnn_);
+    torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) override {
+        if (!target_) return {};
+        return target_->sample(n, seed).to(torch::kFloat32);
     }
     torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                       int step) override {
@@ -156,6 +167,9 @@ public:
         return out;
     }
 
+protected:
+    std::vector<torch::Tensor> all_parameters() override { return icnn_->parameters(); }
+
 private:
     ExperimentSpec spec_;
     Icnn icnn_;
@@ -177,9 +191,8 @@ public:
                     .layers(spec.icnn.layers)
                     .strategy(strategy)) {}
     Icnn icnn() override { return flow_->icnn(); }
-    std::vector<torch::Tensor> parameters() override { return flow_->parameters(); }
-    std::vector<torch::Tensor> unconstrained_parameters() override {
-        auto out = icnn_unconstrained_parameters(*flow_->icnn());
+    std::vector<torch::Tensor> extra_parameters() override {
+        std::vector<torch::Tensor> out;
         for (const auto& item : flow_->named_parameters(/*recurse=*/false))
             out.push_back(item.value());  // w0, w1
         return out;
@@ -195,6 +208,9 @@ public:
         });
         return {{"test_loss", nll}};
     }
+
+protected:
+    std::vector<torch::Tensor> all_parameters() override { return flow_->parameters(); }
 
 private:
     CpFlow flow_;

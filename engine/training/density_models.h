@@ -4,6 +4,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -20,13 +21,18 @@ public:
     virtual ~DensityModel() = default;
     // The ICNN whose constrained weights the positivity strategy emits.
     virtual Icnn icnn() = 0;
-    // Every trainable parameter (the ICNN with its strategy, plus any of the model's own).
-    virtual std::vector<torch::Tensor> parameters() = 0;
-    // The parameters that are not constrained weights nor owned by the strategy, in a fixed
-    // order (θ-space coordinates beside θ).
-    virtual std::vector<torch::Tensor> unconstrained_parameters() = 0;
+    // Every trainable parameter (the ICNN's strategy, the ICNN's own free tensors unless the
+    // strategy emits them, plus any of the model's own), in a fixed order.
+    std::vector<torch::Tensor> parameters();
+    // The model's own parameters outside the ICNN (CP-Flow's w0, w1; none for the energy
+    // models), in a fixed order: θ-space coordinates after the ICNN's weights.
+    virtual std::vector<torch::Tensor> extra_parameters() { return {}; }
+    // A fresh batch of n samples (n × d, float32) from the target, for task.fresh_samples; the
+    // same seed gives the same batch. Undefined where the target cannot be sampled.
+    virtual torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) { return {}; }
     // Mean negative log-likelihood of the rows of x (a 0-dim tensor with autograd) with the given
-    // constrained weights θ; `step` seeds any Monte-Carlo part (importance samples).
+    // ICNN weight list (constrained θ, optionally followed by the free tensors; see
+    // IcnnImpl::energy_with_weights); `step` seeds any Monte-Carlo part (importance samples).
     virtual torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                               int step) = 0;
     // The part of nll() that depends on the batch x, up to a term that depends only on θ (log Z
@@ -39,14 +45,15 @@ public:
     // Metrics on x (no autograd): test_loss (mean NLL), and log_z / tv where they exist.
     virtual std::map<std::string, double> evaluate(
         const torch::Tensor& x, const std::vector<torch::Tensor>& constrained) = 0;
+
+protected:
+    // Every parameter of the model's modules (trainable or frozen); parameters() keeps the
+    // trainable ones.
+    virtual std::vector<torch::Tensor> all_parameters() = 0;
 };
 
 // The model of spec.task.kind with an ICNN of `width` and positivity strategy `strategy`.
 std::unique_ptr<DensityModel> make_density_model(const ExperimentSpec& spec, const Dataset& data,
                                                  const std::string& strategy, int64_t width);
-
-// The ICNN's own parameters outside its positivity strategy (input layer, skips, w_x), in
-// registration order.
-std::vector<torch::Tensor> icnn_unconstrained_parameters(IcnnImpl& icnn);
 
 }  // namespace liftlab

@@ -79,21 +79,24 @@ void load_flat(const torch::Tensor& flat, std::vector<torch::Tensor>& params) {
     }
 }
 
-// Splits a flat θ-space vector into the constrained tensors (clamped ≥ 0) and loads the rest
-// into the unconstrained parameters.
+// Splits a flat θ-space vector into the ICNN weight list — the constrained tensors (clamped
+// ≥ 0), then the free ones — and loads the rest into the model's extra parameters.
 std::vector<torch::Tensor> split_theta(const torch::Tensor& flat,
                                        const std::vector<std::vector<int64_t>>& constrained,
-                                       std::vector<torch::Tensor>& unconstrained,
-                                       torch::ScalarType dtype) {
+                                       const std::vector<std::vector<int64_t>>& free,
+                                       std::vector<torch::Tensor>& extra, torch::ScalarType dtype) {
     std::vector<torch::Tensor> out;
     int64_t at = 0;
-    for (const auto& shape : constrained) {
+    auto take = [&](const std::vector<int64_t>& shape, bool clamp) {
         int64_t n = 1;
         for (auto s : shape) n *= s;
-        out.push_back(flat.narrow(0, at, n).reshape(shape).clamp_min(0.0).to(dtype));
+        auto t = flat.narrow(0, at, n).reshape(shape);
+        out.push_back((clamp ? t.clamp_min(0.0) : t).to(dtype));
         at += n;
-    }
-    load_flat(flat.narrow(0, at, flat.numel() - at), unconstrained);
+    };
+    for (const auto& shape : constrained) take(shape, true);
+    for (const auto& shape : free) take(shape, false);
+    load_flat(flat.narrow(0, at, flat.numel() - at), extra);
     return out;
 }
 
@@ -157,14 +160,16 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
     const Dataset data = make_dataset(spec.task);
     IcnnTrainer trainer(spec, *anchor_spec, data, seed);
     auto lifted = trainer.lifted_parameters();
-    auto unconstrained = trainer.unconstrained_parameters();
+    auto extra = trainer.extra_parameters();
     const auto& constrained_shapes = trainer.icnn()->constrained_shapes();
+    const auto& free_shapes = trainer.icnn()->free_shapes();
     const auto dtype = lifted.front().scalar_type();
 
     ParameterLayout layout;
     if (theta_space) {
         layout.shapes = constrained_shapes;
-        for (const auto& s : shapes_of(unconstrained)) layout.shapes.push_back(s);
+        for (const auto& s : free_shapes) layout.shapes.push_back(s);
+        for (const auto& s : shapes_of(extra)) layout.shapes.push_back(s);
     } else {
         layout.shapes = shapes_of(lifted);
     }
@@ -225,7 +230,7 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
     auto loss_of = [&](const torch::Tensor& p) -> double {
         std::vector<torch::Tensor> theta;
         if (theta_space) {
-            theta = split_theta(p, constrained_shapes, unconstrained, dtype);
+            theta = split_theta(p, constrained_shapes, free_shapes, extra, dtype);
         } else {
             load_flat(p, lifted);
             theta = trainer.icnn()->strategy().readout(trainer.reference_pre_readout());

@@ -1,9 +1,10 @@
 // Loss landscapes of a finished ICNN run (METHODS.md Part 2, "Diagnostics"): the test NLL on a
-// plane through the final checkpoint of one method, in θ-space (the effective constrained weights
-// θ followed by the unconstrained ICNN parameters) or in the lifted space (every trainable
-// parameter: the lifter's body, readout and slack, plus the unconstrained ones; θ̃ for softplus,
-// θ itself for pgd), with the checkpoint trajectories projected onto that plane: every method of
-// the same θ dimension in θ-space, the centre method alone in its own lifted space.
+// plane through the final checkpoint of one method, in θ-space (the effective ICNN weights: the
+// constrained θ, then the free tensors — emitted by the lifter, the ICNN's own otherwise — then
+// any model parameter outside the ICNN) or in the lifted space (every trainable parameter: the
+// lifter's body, readouts and slack; θ̃ and the free tensors for softplus, θ itself for pgd), with
+// the checkpoint trajectories projected onto that plane: every method of the same θ dimension in
+// θ-space, the centre method alone in its own lifted space.
 //
 // Reads the run folder the runner wrote: spec.json (rebuilds the data and the model) and
 // trajectories/<label>_seed<k>.pt (diagnostics.checkpoint_every > 0). The grid is computed in

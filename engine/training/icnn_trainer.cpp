@@ -19,16 +19,23 @@ double seconds_since(Clock::time_point t0) {
     return std::chrono::duration<double>(Clock::now() - t0).count();
 }
 
-int64_t count_parameters(torch::nn::Module& m) {
+int64_t count_trainable(torch::nn::Module& m) {
     int64_t n = 0;
-    for (const auto& p : m.parameters()) n += p.numel();
+    for (const auto& p : m.parameters())
+        if (p.requires_grad()) n += p.numel();
     return n;
 }
 
 // Seeds derived from the run seed for the diagnostics, so they never touch the training stream.
 constexpr std::uint64_t kIndependentStream = 0xD1CE;
 constexpr std::uint64_t kProbeStream = 0x5A5A;
-constexpr std::uint64_t kTraceSeed = 7;  // the same traced coordinates for every method
+constexpr std::uint64_t kTraceSeed = 7;         // the same traced coordinates for every method
+constexpr std::uint64_t kFreshStream = 0xF2E5;  // task.fresh_samples: the per-batch sample seeds
+
+// The first n entries of a weight list (the constrained ones).
+std::vector<torch::Tensor> head(const std::vector<torch::Tensor>& v, size_t n) {
+    return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
+}
 
 }  // namespace
 
@@ -36,7 +43,7 @@ int64_t IcnnTrainer::matched_wide_width(const ExperimentSpec& spec, int64_t inpu
     torch::NoGradGuard no_grad;
     IcnnImpl lifter(
         IcnnOptions(input_dim).width(spec.icnn.width).layers(spec.icnn.layers).strategy("lifter"));
-    const int64_t target = count_parameters(lifter);
+    const int64_t target = count_trainable(lifter);  // φ, Θ_E, b (the template is frozen)
     // Direct softplus with width w: input layer d·w + w, skips (L−1)(d·w + w), w_x d, and the
     // constrained (L−1)w² + w. Increasing in w: take the first width reaching the target.
     const int64_t d = input_dim, L = spec.icnn.layers;
@@ -55,7 +62,8 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
       width_(method.name == "softplus-wide" ? matched_wide_width(spec, data.input_dim())
                                             : spec.icnn.width),
       sampler_(data.n_train(), spec.batch_size, seed),
-      independent_sampler_(data.n_train(), spec.batch_size, seed ^ kIndependentStream) {
+      independent_sampler_(data.n_train(), spec.batch_size, seed ^ kIndependentStream),
+      fresh_seeds_(seed ^ kFreshStream) {
     // Same seed: the same unconstrained initialisation for every strategy of a run (the ICNN
     // builds its unconstrained layers before the strategy).
     torch::manual_seed(seed);
@@ -120,8 +128,29 @@ std::vector<torch::Tensor> IcnnTrainer::reference_pre_readout() {
     return strategy.pre_readout(reference_);
 }
 
+torch::Tensor IcnnTrainer::next_batch(BatchSampler& sampler) {
+    if (spec_.task.fresh_samples) {
+        const auto x = model_->fresh_batch(spec_.batch_size, fresh_seeds_());
+        if (!x.defined())
+            throw std::invalid_argument("task.fresh_samples: target '" + spec_.task.target +
+                                        "' cannot be sampled");
+        return x;
+    }
+    return data_.x_train.index_select(0, sampler.next());
+}
+
+std::vector<torch::Tensor> IcnnTrainer::theta_weights() {
+    auto& strategy = icnn_->strategy();
+    auto w = strategy.readout(reference_pre_readout());
+    return strategy.emits_free() ? w : icnn_->with_template_free(std::move(w));
+}
+
+std::vector<torch::Tensor> IcnnTrainer::extra_parameters() {
+    return model_->extra_parameters();
+}
+
 void IcnnTrainer::observe_shoulder(const std::vector<torch::Tensor>& pre) {
-    const auto f = flat(pre).detach();
+    const auto f = flat(head(pre, icnn_->strategy().constrained_count())).detach();
     if (shoulder_) shoulder_->observe(steps_, shoulder_mask(f, icnn_->strategy().projected()));
     if (!trace_coordinates_.empty()) {
         const auto values = f.to(torch::kFloat64).contiguous();
@@ -133,10 +162,10 @@ void IcnnTrainer::observe_shoulder(const std::vector<torch::Tensor>& pre) {
 double IcnnTrainer::step() {
     const auto t0 = Clock::now();
     ++steps_;
-    const auto xb = data_.x_train.index_select(0, sampler_.next());
+    const auto xb = next_batch(sampler_);
     auto& strategy = icnn_->strategy();
     if (method_.name == "lifter-decoupled")
-        strategy.set_independent_batch(data_.x_train.index_select(0, independent_sampler_.next()));
+        strategy.set_independent_batch(next_batch(independent_sampler_));
     // The conditioning input is the loss batch, detached (the strategy detaches it).
     const auto pre = strategy.pre_readout(xb);
     const bool observe = spec_.diagnostics.shoulder_every > 0 &&
@@ -189,56 +218,76 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     }
     const int B = spec_.diagnostics.jacobian_batches;
     if (B < 3) return out;
-    // σ²_Jac at the current iterate (METHODS.md Part 2, "σ²_Jac"): B i.i.d. probe batches; for
-    // each, the emitted pre-readout θ̃_b and g_b = ∂ℓ_b/∂θ̃ (= ∂ℓ_b/∂b where the slack exists).
-    // Primary reading: g_b at the FIXED iterate θ̃_ref (emitted for the reference set), so g_b is
-    // the batch's gradient noise and θ̃_b the iterate's batch jitter. Secondary: g_b at θ̃_b.
+    // σ²_Jac (METHODS.md Part 2, "σ²_Jac", as the reference's CrossCovAccumulator): B i.i.d.
+    // probe batches; each one forward pass emits θ̃_b, the batch's OWN pre-readout constrained
+    // weights, and g_b = ∂ℓ_b/∂b, the gradient of that same pass's full loss with respect to the
+    // slack. θ̃ = b + Θ_E h, so ∂ℓ/∂b = ∂ℓ/∂θ̃ at the emitted iterate. Without a slack there is no
+    // J_b: the reading is a structural zero (slack = 0), never estimated.
+    // Beside it, `sigma2_jac_theta`: the un-contracted θ̃-gradient of the batch term at the FIXED
+    // reference iterate — defined for every strategy, and not zero without a slack in general.
     auto& strategy = icnn_->strategy();
+    const size_t nc = strategy.constrained_count();
+    const bool slack = strategy.has_slack();
     BatchSampler probe(data_.n_train(), spec_.batch_size, seed_ ^ kProbeStream);
     BatchSampler probe_independent(data_.n_train(), spec_.batch_size,
                                    seed_ ^ kProbeStream ^ kIndependentStream);
+    // Probe batches never draw from the training stream (fresh samples: their own seeds).
+    std::mt19937_64 probe_seeds(seed_ ^ kProbeStream ^ kFreshStream);
+    auto probe_batch = [&](BatchSampler& sampler) {
+        if (!spec_.task.fresh_samples) return data_.x_train.index_select(0, sampler.next());
+        return model_->fresh_batch(spec_.batch_size, probe_seeds());
+    };
     std::vector<torch::Tensor> ref_pre;
     {
         torch::NoGradGuard no_grad;
         ref_pre = reference_pre_readout();
     }
-    std::vector<torch::Tensor> iterates, grads_fixed, grads_emitted;
+    // ∂(loss)/∂θ̃ of the constrained entries of `pre`, the free entries held at their values.
     auto grad_at = [&](const torch::Tensor& xb, const std::vector<torch::Tensor>& pre,
                        bool full_loss) {
-        std::vector<torch::Tensor> leaves;
-        for (const auto& p : pre) leaves.push_back(p.detach().clone().requires_grad_(true));
-        const auto constrained = strategy.readout(leaves);
-        const auto loss = full_loss ? model_->nll(xb, constrained, steps_)
-                                    : model_->batch_term(xb, constrained, steps_);
-        const auto g = torch::autograd::grad({loss}, leaves);
-        return flat(g).to(torch::kFloat64);
+        std::vector<torch::Tensor> leaves, all;
+        for (size_t i = 0; i < pre.size(); ++i) {
+            all.push_back(i < nc ? pre[i].detach().clone().requires_grad_(true) : pre[i].detach());
+            if (i < nc) leaves.push_back(all.back());
+        }
+        const auto weights = strategy.readout(all);
+        const auto loss =
+            full_loss ? model_->nll(xb, weights, steps_) : model_->batch_term(xb, weights, steps_);
+        return flat(torch::autograd::grad({loss}, leaves)).to(torch::kFloat64);
     };
+    std::vector<torch::Tensor> iterates, grads_slack, grads_theta;
     for (int b = 0; b < B; ++b) {
-        const auto xb = data_.x_train.index_select(0, probe.next());
+        const auto xb = probe_batch(probe);
         if (method_.name == "lifter-decoupled")
-            strategy.set_independent_batch(data_.x_train.index_select(0, probe_independent.next()));
+            strategy.set_independent_batch(probe_batch(probe_independent));
         std::vector<torch::Tensor> pre_b;
         {
             torch::NoGradGuard no_grad;
             pre_b = strategy.pre_readout(xb);
         }
-        iterates.push_back(flat(pre_b).to(torch::kFloat64));
+        iterates.push_back(flat(head(pre_b, nc)).to(torch::kFloat64));
+        if (slack) grads_slack.push_back(grad_at(xb, pre_b, /*full_loss=*/true));
         // At the fixed iterate the θ-only part of the loss (log Z) adds the same vector to every
         // g_b and cancels in the centring, so only the batch term is differentiated.
-        grads_fixed.push_back(grad_at(xb, ref_pre, /*full_loss=*/false));
-        grads_emitted.push_back(grad_at(xb, pre_b, /*full_loss=*/true));
+        grads_theta.push_back(grad_at(xb, ref_pre, /*full_loss=*/false));
     }
     const auto theta = torch::stack(iterates);
-    const auto fixed = cross_covariance_trace(theta, torch::stack(grads_fixed),
+    out["slack"] = slack ? 1.0 : 0.0;
+    if (slack) {
+        const auto r = cross_covariance_trace(theta, torch::stack(grads_slack),
                                               spec_.diagnostics.permutations, seed_);
-    const auto emitted = cross_covariance_trace(theta, torch::stack(grads_emitted),
-                                                spec_.diagnostics.permutations, seed_);
-    out["sigma2_jac"] = fixed.sigma2_jac;
-    out["p_value"] = fixed.p_value;
-    out["sigma2_jac_null_sd"] = fixed.null_sd;
+        out["sigma2_jac"] = r.sigma2_jac;
+        out["p_value"] = r.p_value;
+        out["sigma2_jac_null_sd"] = r.null_sd;
+    } else {
+        out["sigma2_jac"] = 0.0;  // structural: J_b = 0 (no p-value, no null)
+    }
+    const auto fixed = cross_covariance_trace(theta, torch::stack(grads_theta),
+                                              spec_.diagnostics.permutations, seed_);
     out["iterate_spread"] = fixed.iterate_spread;
-    out["sigma2_jac_emitted"] = emitted.sigma2_jac;
-    out["p_value_emitted"] = emitted.p_value;
+    out["sigma2_jac_theta"] = fixed.sigma2_jac;
+    out["p_value_theta"] = fixed.p_value;
+    out["sigma2_jac_theta_null_sd"] = fixed.null_sd;
     return out;
 }
 
@@ -256,14 +305,10 @@ std::vector<torch::Tensor> IcnnTrainer::lifted_parameters() {
     return model_->parameters();
 }
 
-std::vector<torch::Tensor> IcnnTrainer::unconstrained_parameters() {
-    return model_->unconstrained_parameters();
-}
-
 std::map<std::string, torch::Tensor> IcnnTrainer::checkpoint() {
     torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> theta_parts = icnn_->strategy().readout(reference_pre_readout());
-    for (const auto& p : model_->unconstrained_parameters()) theta_parts.push_back(p);
+    std::vector<torch::Tensor> theta_parts = theta_weights();
+    for (const auto& p : model_->extra_parameters()) theta_parts.push_back(p);
     std::vector<torch::Tensor> lifted_parts;
     for (const auto& p : model_->parameters()) lifted_parts.push_back(p);
     return {{"theta", flat(theta_parts).to(torch::kFloat32)},

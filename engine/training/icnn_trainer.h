@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -40,25 +41,32 @@ public:
     double step_seconds() const override { return step_seconds_; }
     double solve_seconds() const override { return 0.0; }
 
-    // sigma2_jac, p_value (fixed iterate, METHODS.md "σ²_Jac"), sigma2_jac_emitted (the gradient
-    // taken at each probe batch's own emitted iterate), median_dwell, exit_rate, exits.
+    // slack (1/0), sigma2_jac, p_value, sigma2_jac_null_sd (slack-contracted at each probe
+    // batch's own emitted iterate, METHODS.md "σ²_Jac"; a structural 0 without p when there is no
+    // slack), sigma2_jac_theta, p_value_theta (the θ̃-gradient at a fixed iterate), median_dwell,
+    // exit_rate, exits.
     std::map<std::string, double> final_diagnostics() override;
     std::vector<TraceSample> drain_traces() override;
     std::vector<int64_t> dwell_times() const override;
-    // "theta": the effective constrained weights θ (emitted for the reference set) followed by
-    // the unconstrained ICNN parameters; "lifted": every trainable parameter.
+    // "theta": theta_weights() followed by extra_parameters(); "lifted": every trainable
+    // parameter.
     std::map<std::string, torch::Tensor> checkpoint() override;
 
     Icnn& icnn() { return icnn_; }
-    // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]) and the
-    // unconstrained ones that follow θ in checkpoint()["theta"].
+    // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]).
     std::vector<torch::Tensor> lifted_parameters();
-    std::vector<torch::Tensor> unconstrained_parameters();
+    // The effective ICNN weights at the reference set — constrained θ, then the free tensors
+    // (emitted by the lifter family, the ICNN's own otherwise): the same layout for every
+    // strategy of an ICNN size, so θ-space trajectories share one plane.
+    std::vector<torch::Tensor> theta_weights();
+    // The model's parameters outside the ICNN (CP-Flow's w0, w1), after theta_weights() in θ-space.
+    std::vector<torch::Tensor> extra_parameters();
     const Dataset& data() const { return data_; }
     int64_t icnn_width() const { return width_; }
     // The reference set the lifter's body reads at evaluation (first reference_size samples).
     const torch::Tensor& reference() const { return reference_; }
-    // Loss (NLL) on x with given constrained weights and the model's own other parameters.
+    // Loss (NLL) on x with a given ICNN weight list (see IcnnImpl::energy_with_weights) and the
+    // model's own other parameters.
     torch::Tensor nll_with_weights(const torch::Tensor& x,
                                    const std::vector<torch::Tensor>& constrained);
     // The positivity strategy conditioned for evaluation (reference set; decoupled reads it too).
@@ -71,6 +79,8 @@ public:
 
 private:
     void observe_shoulder(const std::vector<torch::Tensor>& pre);
+    // The next training batch: fresh from the target (task.fresh_samples) or from `sampler`.
+    torch::Tensor next_batch(BatchSampler& sampler);
     torch::Tensor flat(const std::vector<torch::Tensor>& parts) const;
 
     ExperimentSpec spec_;
@@ -83,6 +93,7 @@ private:
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
     BatchSampler sampler_;
     BatchSampler independent_sampler_;  // lifter-decoupled: X′ independent of the loss batch
+    std::mt19937_64 fresh_seeds_;       // task.fresh_samples: one sample seed per batch
     torch::Tensor reference_;
     std::optional<ShoulderTracker> shoulder_;
     std::vector<int64_t> trace_coordinates_;

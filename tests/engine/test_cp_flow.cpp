@@ -92,7 +92,7 @@ TEST_P(CpFlowStrategyTest, TransportIsTheGradientOfThePotential) {
     CpFlow flow = make_flow(GetParam(), /*dim=*/3);
     perturb(flow);
     const auto cond = torch::randn({32, 3}, kF64);
-    const auto theta = flow->constrained_weights(cond);
+    const auto theta = flow->weights(cond);
     const auto x = 1.5 * torch::randn({6, 3}, kF64);
     const auto f = flow->transport_with_weights(x, theta);
     ASSERT_EQ(f.sizes(), (std::vector<int64_t>{6, 3}));
@@ -112,7 +112,7 @@ TEST_P(CpFlowStrategyTest, TransportIsTheGradientOfThePotential) {
 TEST_P(CpFlowStrategyTest, HessianIsTheJacobianOfTransportAndSpd) {
     CpFlow flow = make_flow(GetParam(), /*dim=*/3);
     perturb(flow);
-    const auto theta = flow->constrained_weights(torch::randn({32, 3}, kF64));
+    const auto theta = flow->weights(torch::randn({32, 3}, kF64));
     const auto x = 1.5 * torch::randn({6, 3}, kF64);
     const auto h = flow->hessian(x, theta);
     ASSERT_EQ(h.sizes(), (std::vector<int64_t>{6, 3, 3}));
@@ -139,7 +139,7 @@ TEST_P(CpFlowStrategyTest, LogDetAndLogProbMatchEigen) {
     constexpr int64_t kDim = 4;
     CpFlow flow = make_flow(GetParam(), kDim);
     perturb(flow);
-    const auto theta = flow->constrained_weights(torch::randn({32, kDim}, kF64));
+    const auto theta = flow->weights(torch::randn({32, kDim}, kF64));
     const auto x = 1.5 * torch::randn({5, kDim}, kF64);
     const auto h = flow->hessian(x, theta).detach();
     const auto f = flow->transport_with_weights(x, theta).detach();
@@ -165,7 +165,7 @@ TEST_P(CpFlowStrategyTest, DensityIntegratesToOneIn1d) {
     for (bool perturbed : {false, true}) {
         CpFlow flow = make_flow(GetParam(), /*dim=*/1);
         if (perturbed) perturb(flow);
-        const auto theta = flow->constrained_weights(torch::randn({32, 1}, kF64));
+        const auto theta = flow->weights(torch::randn({32, 1}, kF64));
         constexpr double kHalfWidth = 20.0;
         constexpr int64_t kPoints = 8001;  // h = 0.005
         const auto grid = torch::linspace(-kHalfWidth, kHalfWidth, kPoints, kF64).unsqueeze(1);
@@ -198,7 +198,7 @@ TEST_P(CpFlowStrategyTest, DensityIntegratesToOneIn2d) {
     for (bool perturbed : {false, true}) {
         CpFlow flow = make_flow(GetParam(), /*dim=*/2);
         if (perturbed) perturb(flow);
-        const auto theta = flow->constrained_weights(torch::randn({32, 2}, kF64));
+        const auto theta = flow->weights(torch::randn({32, 2}, kF64));
         constexpr double kHalfWidth = 8.0;
         constexpr int64_t kPoints = 161;  // h = 0.1 per axis
         const auto axis = torch::linspace(-kHalfWidth, kHalfWidth, kPoints, kF64);
@@ -227,7 +227,8 @@ INSTANTIATE_TEST_SUITE_P(CpFlowStrategies, CpFlowStrategyTest,
                          ::testing::Values("pgd", "softplus", "lifter"), param_name);
 
 // The NLL's gradient carries the log-det's second-order terms: compare every kind of parameter
-// (w0, w1, ICNN weights, lifter body and slack) with central differences of the loss.
+// (w0, w1, lifter body, slack and the readouts of the emitted free tensors) with central
+// differences of the loss. The lifter's ICNN template is frozen: it gets no gradient.
 TEST_F(CpFlowTest, NllGradientMatchesFiniteDifferences) {
     CpFlow flow = make_flow("lifter", /*dim=*/2);
     perturb(flow);
@@ -239,12 +240,17 @@ TEST_F(CpFlowTest, NllGradientMatchesFiniteDifferences) {
     int checked = 0;
     for (const auto& item : flow->named_parameters()) {
         auto p = item.value();
+        if (!p.requires_grad()) {  // the frozen template
+            EXPECT_FALSE(p.grad().defined()) << item.key();
+            EXPECT_FALSE(has(item.key(), "positivity")) << item.key();
+            continue;
+        }
         ASSERT_TRUE(p.grad().defined()) << item.key();
         EXPECT_GT(p.grad().abs().max().item<double>(), 0.0) << item.key();
         const bool pick =
-            item.key() == "w0" || item.key() == "w1" || has(item.key(), "input_layer.weight") ||
-            has(item.key(), "w_x") || has(item.key(), "skip_2.bias") ||
-            (has(item.key(), "readout") && has(item.key(), "bias")) || has(item.key(), "body");
+            item.key() == "w0" || item.key() == "w1" || has(item.key(), "free_readout_0.weight") ||
+            has(item.key(), "free_readout_6.bias") ||
+            (has(item.key(), "readout_") && has(item.key(), "bias")) || has(item.key(), "body");
         if (!pick) continue;
         auto flat = p.view({-1});
         const int64_t idx = flat.numel() / 2;
@@ -321,7 +327,7 @@ TEST_F(CpFlowTest, BadInputThrowsNamingTheArgument) {
     expect_message([&] { flow->transport(torch::randn({2, 5, 3}, kF64), cond); }, "x must be");
     expect_message(
         [&] {
-            flow->hessian(torch::randn({5, 2}, kF64), flow->constrained_weights(cond));
+            flow->hessian(torch::randn({5, 2}, kF64), flow->weights(cond));
         },
         "x must be n × 3");
     expect_message([&] { flow->log_prob(torch::randn({5, 3}), cond); }, "dtype");
@@ -334,7 +340,8 @@ TEST_F(CpFlowTest, InitHasUnitScales) {
     CpFlow flow(CpFlowOptions(2));
     EXPECT_NEAR(flow->quadratic_scale().item<double>(), 1.0, 1e-6);  // float32 softplus
     EXPECT_NEAR(flow->icnn_scale().item<double>(), 1.0, 1e-6);
-    EXPECT_EQ(flow->parameters_for_optimizer().size(), flow->icnn()->parameters().size() + 2);
+    EXPECT_EQ(flow->parameters_for_optimizer().size(),
+              flow->icnn()->parameters_for_optimizer().size() + 2);
 }
 
 // ---- Tabular 21-D --------------------------------------------------------------------------

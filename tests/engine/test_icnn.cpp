@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -167,8 +168,8 @@ TEST_F(IcnnTest, SoftplusGradientIsAttenuatedBySigmoid) {
         const auto expected = torch::sigmoid(pre[i]) * grads[i];
         EXPECT_LT(relative_error(grads[n + i], expected), kGradTol) << "tensor " << i;
     }
-    // Init θ̃ = −2 → θ = softplus(−2) ≈ 0.127 everywhere.
-    Icnn fresh = make_icnn("softplus");
+    // softplus-const: θ̃ = −2 → θ = softplus(−2) ≈ 0.127 everywhere.
+    Icnn fresh = make_icnn("softplus-const");
     for (const auto& t : fresh->constrained_pre_readout(batch))
         EXPECT_TRUE(torch::allclose(t, torch::full_like(t, -2.0)));
 }
@@ -203,12 +204,14 @@ TEST_F(IcnnTest, LifterWeightsFollowTheBatchButNobodyWeightsDoNot) {
 }
 
 TEST_F(IcnnTest, LifterInitAndNoSlackHasNoSlackParameter) {
-    const auto batch = torch::randn({64, kDim}, kF64);
     Icnn lifter = make_icnn("lifter");
     Icnn noslack = make_icnn("lifter-noslack");
+    auto is_slack = [](const std::string& key) {
+        return key.rfind("readout_", 0) == 0 && has(key, ".bias");  // constrained readouts only
+    };
     int64_t slack_numel = 0;
     for (const auto& item : lifter->strategy().named_parameters()) {
-        if (has(item.key(), "readout") && has(item.key(), "bias")) {
+        if (is_slack(item.key())) {
             slack_numel += item.value().numel();
             EXPECT_TRUE(torch::allclose(item.value(), torch::full_like(item.value(), -2.0)));
         }
@@ -217,18 +220,130 @@ TEST_F(IcnnTest, LifterInitAndNoSlackHasNoSlackParameter) {
     for (const auto& s : lifter->constrained_shapes()) constrained_numel += s[0] * s[1];
     EXPECT_EQ(slack_numel, constrained_numel);
     for (const auto& item : noslack->strategy().named_parameters())
-        EXPECT_FALSE(has(item.key(), "readout") && has(item.key(), "bias")) << item.key();
+        EXPECT_FALSE(is_slack(item.key())) << item.key();
     int64_t with = 0, without = 0;
     for (const auto& p : lifter->strategy().parameters()) with += p.numel();
     for (const auto& p : noslack->strategy().parameters()) without += p.numel();
     EXPECT_EQ(with - without, constrained_numel);
-    // At init θ̃ ≈ b = −2 (readout weights are small).
-    for (const auto& t : lifter->constrained_pre_readout(batch))
-        EXPECT_LT((t + 2.0).abs().max().item<double>(), 0.5);
+    EXPECT_TRUE(lifter->strategy().has_slack());
+    EXPECT_FALSE(noslack->strategy().has_slack());
+    EXPECT_FALSE(make_icnn("softplus")->strategy().has_slack());
+    EXPECT_FALSE(make_icnn("pgd")->strategy().has_slack());
+}
+
+// The lifter family emits every ICNN tensor (METHODS.md Part 2): one emitted tensor per template
+// tensor, of its shape; the constrained ones positive; the free ones unconstrained in sign.
+TEST_F(IcnnTest, LifterEmitsEveryTensorWithTheTemplateShapes) {
+    const auto batch = torch::randn({64, kDim}, kF64);
+    for (const std::string m : {"lifter", "lifter-noslack", "lifter-nobody", "lifter-decoupled"}) {
+        Icnn net = make_icnn(m);
+        ASSERT_TRUE(net->strategy().emits_free()) << m;
+        const auto w = net->weights(batch);
+        const auto& cs = net->constrained_shapes();
+        const auto free = net->free_parameters();
+        ASSERT_EQ(w.size(), cs.size() + free.size()) << m;
+        ASSERT_EQ(free.size(), 2u * 3u + 1u);  // W_0, b_0, (Wx_i, b_i) × 2, w_x
+        for (size_t i = 0; i < cs.size(); ++i) {
+            EXPECT_EQ(w[i].sizes().vec(), cs[i]) << m << " constrained " << i;
+            EXPECT_GT(w[i].min().item<double>(), 0.0) << m;  // softplus: strictly positive
+        }
+        double min_free = 0;
+        for (size_t j = 0; j < free.size(); ++j) {
+            EXPECT_EQ(w[cs.size() + j].sizes(), free[j].sizes()) << m << " free " << j;
+            min_free = std::min(min_free, w[cs.size() + j].min().item<double>());
+        }
+        EXPECT_LT(min_free, 0.0) << m << ": free tensors must not pass through softplus";
+        // The energy with the emitted list is the energy the module computes.
+        const auto x = torch::randn({5, kDim}, kF64);
+        EXPECT_TRUE(torch::allclose(net->energy(x, batch), net->energy_with_weights(x, w)));
+    }
+    // The direct strategies emit the constrained tensors only.
+    for (const std::string m : {"pgd", "softplus", "softplus-const"}) {
+        Icnn net = make_icnn(m);
+        EXPECT_FALSE(net->strategy().emits_free()) << m;
+        EXPECT_EQ(net->weights(batch).size(), net->constrained_shapes().size()) << m;
+    }
+}
+
+// The lifter's ICNN template is frozen: no gradient reaches it, the optimizer never sees it, and
+// changing it changes nothing (every tensor is emitted).
+TEST_F(IcnnTest, LifterTemplateIsFrozenAndReceivesNoGradient) {
+    Icnn net = make_icnn("lifter");
+    const auto batch = torch::randn({64, kDim}, kF64);
+    const auto x = torch::randn({32, kDim}, kF64);
+    net->energy(x, batch).pow(2).mean().backward();
+    for (const auto& p : net->free_parameters()) {
+        EXPECT_FALSE(p.requires_grad());
+        EXPECT_FALSE(p.grad().defined());
+    }
+    int64_t trainable = 0, with_grad = 0;
+    for (const auto& p : net->parameters_for_optimizer()) {
+        ++trainable;
+        for (const auto& f : net->free_parameters()) EXPECT_FALSE(p.is_same(f));
+        if (p.grad().defined() && p.grad().abs().sum().item<double>() > 0) ++with_grad;
+    }
+    EXPECT_EQ(with_grad, trainable);  // body, every readout weight and bias
+    const auto before = net->energy(x, batch).detach();
+    {
+        torch::NoGradGuard no_grad;
+        for (auto& p : net->free_parameters()) p.add_(1.0);
+    }
+    EXPECT_TRUE(torch::equal(before, net->energy(x, batch).detach()));
+    // For softplus the template's free tensors are trained.
+    Icnn direct = make_icnn("softplus");
+    for (const auto& p : direct->free_parameters()) EXPECT_TRUE(p.requires_grad());
+}
+
+// The reference inits (METHODS.md Part 2), at the preset's size (d = 1, width 128, 3 layers):
+// lifter readouts with LibTorch's default Linear init, U(±1/√96) (sd 1/√288), slack b = −2;
+// softplus θ = max(w, 10⁻⁶) with w folded normal |N(0, π/(2·128))|, so P(θ in the shoulder
+// θ ≤ 0.0513) = 2Φ(0.0513/σ) − 1 ≈ 0.357; softplus-const none.
+TEST_F(IcnnTest, ReferenceInitsHaveTheStatedDistributions) {
+    torch::manual_seed(3);
+    Icnn lifter(IcnnOptions(1).width(128).layers(3).strategy("lifter"));
+    auto& strategy = dynamic_cast<liftlab::LifterPositivity&>(lifter->strategy());
+    const size_t nc = strategy.constrained_count();
+    std::vector<torch::Tensor> weights, free_biases;
+    for (size_t i = 0; i < nc + strategy.free_shapes().size(); ++i) {
+        auto& layer = strategy.readout_layer(i);
+        weights.push_back(layer->weight.detach().reshape({-1}));
+        if (i < nc)
+            EXPECT_TRUE(torch::all(layer->bias == -2.0).item<bool>()) << "slack of " << i;
+        else
+            free_biases.push_back(layer->bias.detach().reshape({-1}));
+    }
+    const auto w = torch::cat(weights).to(torch::kFloat64);  // ~3.3 M entries
+    const double bound = 1.0 / std::sqrt(96.0), sd = bound / std::sqrt(3.0);
+    EXPECT_NEAR(w.mean().item<double>(), 0.0, 5 * sd / std::sqrt(double(w.numel())));
+    EXPECT_NEAR(w.std().item<double>(), sd, 0.01 * sd);
+    EXPECT_LE(w.abs().max().item<double>(), bound * (1 + 1e-6));  // float32 rounding
+    const auto fb = torch::cat(free_biases).to(torch::kFloat64);  // 769 entries
+    EXPECT_NEAR(fb.std().item<double>(), sd, 0.1 * sd);
+    EXPECT_LE(fb.abs().max().item<double>(), bound * (1 + 1e-6));
+
+    constexpr double kPi = 3.14159265358979323846;
+    const double sigma = std::sqrt(kPi / (2.0 * 128));
+    const double shoulder = std::log1p(std::exp(std::log(0.05 / 0.95)));  // softplus(logit .05)
+    const double expected = std::erf(shoulder / sigma / std::sqrt(2.0));
+    Icnn soft(IcnnOptions(1).width(128).layers(3).strategy("softplus"));
+    const auto pre = soft->constrained_pre_readout(torch::zeros({1, 1}));
+    std::vector<torch::Tensor> flat;
+    for (const auto& t : pre) flat.push_back(t.reshape({-1}));
+    const auto theta_tilde = torch::cat(flat).to(torch::kFloat64);
+    const auto theta = torch::softplus(theta_tilde);
+    const double n = static_cast<double>(theta.numel());
+    const double in_shoulder = (torch::sigmoid(theta_tilde) <= 0.05).sum().item<double>() / n;
+    EXPECT_NEAR(in_shoulder, expected, 4 * std::sqrt(expected * (1 - expected) / n) + 1e-3);
+    EXPECT_GT(in_shoulder, 0.25);
+    EXPECT_NEAR(theta.mean().item<double>(), sigma * std::sqrt(2 / kPi), 4 * sigma / std::sqrt(n));
+    EXPECT_GE(theta.min().item<double>(), 1e-6 * (1 - 1e-3));
+    Icnn constant(IcnnOptions(1).width(128).layers(3).strategy("softplus-const"));
+    for (const auto& t : constant->constrained_pre_readout(torch::zeros({1, 1})))
+        EXPECT_EQ((torch::sigmoid(t) <= 0.05).sum().item<int64_t>(), 0);
 }
 
 TEST_F(IcnnTest, DecoupledWithoutIndependentBatchSaysWhatToDo) {
-    auto strategy = make_positivity("lifter-decoupled", {{4, 4}}, kDim);
+    auto strategy = make_positivity("lifter-decoupled", {{4, 4}}, {{4, 3}}, kDim);
     try {
         strategy->weights(torch::randn({8, kDim}));
         ADD_FAILURE() << "expected std::logic_error";
@@ -239,7 +354,7 @@ TEST_F(IcnnTest, DecoupledWithoutIndependentBatchSaysWhatToDo) {
 
 TEST_F(IcnnTest, UnknownStrategyNameListsTheValidOnes) {
     for (auto build : {+[] {
-                           make_positivity("bogus", {{4, 4}}, kDim);
+                           make_positivity("bogus", {{4, 4}}, {}, kDim);
                        },
                        +[] { Icnn(IcnnOptions(kDim).strategy("bogus")); }}) {
         try {
@@ -263,5 +378,27 @@ TEST_F(IcnnTest, EnergyShapesAndBadInput) {
         ADD_FAILURE() << "expected std::invalid_argument";
     } catch (const std::invalid_argument& e) {
         EXPECT_TRUE(has(e.what(), "x must be n × 3")) << e.what();
+    }
+}
+
+// σ²_Jac contracts with the slack: θ̃ = b + Θ_E h, so ∂ℓ/∂b (the readout bias's own gradient)
+// equals ∂ℓ/∂θ̃ at the emitted iterate — what the trainer differentiates.
+TEST_F(IcnnTest, SlackGradientEqualsThePreReadoutGradient) {
+    Icnn net = make_icnn("lifter");
+    auto& strategy = dynamic_cast<liftlab::LifterPositivity&>(net->strategy());
+    const auto batch = torch::randn({64, kDim}, kF64);
+    const auto x = torch::randn({32, kDim}, kF64);
+    net->energy(x, batch).pow(2).mean().backward();
+    auto pre = strategy.pre_readout(batch);
+    std::vector<torch::Tensor> leaves;
+    for (size_t i = 0; i < pre.size(); ++i) {
+        pre[i] = pre[i].detach().requires_grad_(true);
+        if (i < strategy.constrained_count()) leaves.push_back(pre[i]);
+    }
+    const auto loss = net->energy_with_weights(x, strategy.readout(pre)).pow(2).mean();
+    const auto g = torch::autograd::grad({loss}, leaves);
+    for (size_t i = 0; i < leaves.size(); ++i) {
+        const auto slack_grad = strategy.readout_layer(i)->bias.grad().reshape(g[i].sizes());
+        EXPECT_LT(relative_error(slack_grad, g[i]), 1e-10) << "tensor " << i;
     }
 }

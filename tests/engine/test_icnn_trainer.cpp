@@ -10,6 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "data/dataset.h"
+#include "ebm/log_concave_targets.h"
+#include "ebm/quadrature.h"
 #include "spec/experiment_spec.h"
 #include "training/icnn_trainer.h"
 #include "training/runner.h"
@@ -74,7 +76,7 @@ TEST(IcnnTrainer, SoftplusWideMatchesTheLifterParameterCount) {
     auto count = [](const std::string& strategy, int64_t width, const ExperimentSpec& s) {
         IcnnImpl icnn(IcnnOptions(1).width(width).layers(s.icnn.layers).strategy(strategy));
         int64_t n = 0;
-        for (const auto& p : icnn.parameters()) n += p.numel();
+        for (const auto& p : icnn.parameters_for_optimizer()) n += p.numel();  // trainable
         return n;
     };
     const int64_t lifter = count("lifter", spec.icnn.width, spec);
@@ -83,12 +85,14 @@ TEST(IcnnTrainer, SoftplusWideMatchesTheLifterParameterCount) {
     EXPECT_GT(w, spec.icnn.width);
 }
 
-// σ²_Jac after a short fixed-seed run (METHODS.md "σ²_Jac", Theorem 1): exactly 0 with p = 1 when
-// θ̃ does not depend on the batch (softplus, lifter-nobody); not significant for lifter-decoupled
-// (θ̃ reads an independent batch); significant (p < 0.05) for the full lifter.
+// σ²_Jac after a short fixed-seed run (METHODS.md "σ²_Jac", Theorem 1): a structural zero with
+// no p-value where there is no slack (softplus, pgd, lifter-noslack); exactly 0 with p = 1 when θ̃
+// does not depend on the batch (lifter-nobody); not significant for lifter-decoupled (θ̃ reads an
+// independent batch); significant (p < 0.05) for the full lifter.
 TEST(IcnnTrainer, CrossCovarianceSeparatesTheLifterFromItsAblations) {
     std::map<std::string, std::map<std::string, double>> results;
-    for (const std::string m : {"lifter", "softplus", "lifter-nobody", "lifter-decoupled"}) {
+    for (const std::string m :
+         {"lifter", "softplus", "pgd", "lifter-noslack", "lifter-nobody", "lifter-decoupled"}) {
         auto spec = small_spec(m);
         spec.diagnostics.jacobian_batches = 64;
         spec.diagnostics.permutations = 200;
@@ -97,13 +101,71 @@ TEST(IcnnTrainer, CrossCovarianceSeparatesTheLifterFromItsAblations) {
         for (int i = 0; i < 100; ++i) trainer.step();
         results[m] = trainer.final_diagnostics();
     }
-    for (const std::string m : {"softplus", "lifter-nobody"}) {
+    for (const std::string m : {"softplus", "pgd", "lifter-noslack"}) {
+        EXPECT_EQ(results[m].at("slack"), 0.0) << m;
         EXPECT_EQ(results[m].at("sigma2_jac"), 0.0) << m;
-        EXPECT_EQ(results[m].at("p_value"), 1.0) << m;
+        EXPECT_EQ(results[m].count("p_value"), 0u) << m << ": a structural zero has no p-value";
+        EXPECT_TRUE(results[m].count("sigma2_jac_theta")) << m;  // the separate diagnostic
     }
+    // softplus: θ̃ does not move with the batch, so even the θ̃-gradient reading is exactly 0.
+    EXPECT_EQ(results["softplus"].at("sigma2_jac_theta"), 0.0);
+    EXPECT_EQ(results["lifter-nobody"].at("slack"), 1.0);
+    EXPECT_EQ(results["lifter-nobody"].at("sigma2_jac"), 0.0);
+    EXPECT_EQ(results["lifter-nobody"].at("p_value"), 1.0);
     EXPECT_GT(results["lifter-decoupled"].at("p_value"), 0.05);
     EXPECT_LT(results["lifter"].at("p_value"), 0.05);
     EXPECT_NE(results["lifter"].at("sigma2_jac"), 0.0);
+}
+
+// The training log Z (512 Gauss–Legendre nodes) against the reported 8000-point trapezoid on a
+// trained ICNN: within 1e-4 nats.
+TEST(IcnnTrainer, TrainingQuadratureMatchesTheReportedLogZOnATrainedIcnn) {
+    for (const std::string m : {"lifter", "softplus"}) {
+        auto spec = small_spec(m);
+        spec.icnn.quadrature_points = 8000;
+        const auto data = make_dataset(spec.task);
+        IcnnTrainer trainer(spec, spec.methods[0], data, 0);
+        for (int i = 0; i < 100; ++i) trainer.step();
+        torch::NoGradGuard no_grad;
+        const auto w = trainer.theta_weights();
+        const GumbelTarget target;
+        const auto grid = quadrature_grid(target.range(), 8000);
+        auto energy = [&](const torch::Tensor& x) {
+            return trainer.icnn()->energy_with_weights(x.to(torch::kFloat32).unsqueeze(1), w);
+        };
+        const double trap = log_partition(energy(grid).to(torch::kFloat64), grid).item<double>();
+        const auto rule = gauss_legendre_rule(target.range(), spec.icnn.train_quadrature_points);
+        const double gl =
+            log_partition(energy(rule.nodes).to(torch::kFloat64), rule).item<double>();
+        EXPECT_NEAR(gl, trap, 1e-4) << m;
+        EXPECT_NEAR(trainer.evaluate_test().at("log_z"), trap, 1e-9) << m;
+    }
+}
+
+// task.fresh_samples (the reference's recipe): every batch is new, seeded, and reproducible.
+TEST(IcnnTrainer, FreshSamplesAreNewEveryStepAndReproducible) {
+    auto spec = small_spec("softplus");
+    ASSERT_TRUE(parse_spec(to_json(spec)).task.fresh_samples == spec.task.fresh_samples);
+    spec.task.fresh_samples = true;
+    const auto data = make_dataset(spec.task);
+    std::vector<double> a, b;
+    for (auto* losses : {&a, &b}) {
+        IcnnTrainer trainer(spec, spec.methods[0], data, 0);
+        for (int i = 0; i < 5; ++i) losses->push_back(trainer.step());
+    }
+    EXPECT_EQ(a, b);
+    spec.task.fresh_samples = false;
+    IcnnTrainer split(spec, spec.methods[0], data, 0);
+    EXPECT_NE(split.step(), a[0]);
+    // The default: on for analytic targets, off for data (fmnist-latents, CP-Flow).
+    nlohmann::json j = to_json(small_spec("softplus"));
+    j["task"].erase("fresh_samples");
+    EXPECT_TRUE(parse_spec(j).task.fresh_samples);
+    j["task"]["kind"] = "cpflow-toy";
+    j["task"]["target"] = "8gaussians";
+    EXPECT_FALSE(parse_spec(j).task.fresh_samples);
+    j["task"]["fresh_samples"] = true;
+    EXPECT_THROW(parse_spec(j), std::exception);
 }
 
 TEST(IcnnTrainer, RunFolderHoldsTracesTrajectoriesAndFinalCrossCovariance) {

@@ -31,17 +31,17 @@ QStringList itemTexts(QCustomPlot* plot) {
     return texts;
 }
 
-// σ²_Jac of the icnn-ablation preset: the full lifter clearly non-zero, every ablation ≈ 0
-// (one slightly negative), direct softplus exactly 0.
+// σ²_Jac of the icnn-ablation preset: the full lifter clearly non-zero, the body-free and
+// decoupled ablations ≈ 0 (one slightly negative), no-slack and direct softplus structural zeros.
 void fillExample(AblationPanel& panel) {
     panel.setTitle(QStringLiteral("σ²_Jac per architecture (200-shuffle permutation test)"));
     panel.setValueLabel(QStringLiteral("σ²_Jac"));
     panel.setNote(QStringLiteral("error bars ± sd of the permutation null  ·  * p < 0.05"));
     panel.setBar(QStringLiteral("lifter"), 3.2e-4, 6.1e-5, 1.0 / 201);
-    panel.setBar(QStringLiteral("lifter-noslack"), 2.1e-5, 4.4e-5, 0.62);
+    panel.setStructuralZero(QStringLiteral("lifter-noslack"), QStringLiteral("0 — no slack"));
     panel.setBar(QStringLiteral("lifter-nobody"), -1.4e-5, 3.0e-5, 0.71);
     panel.setBar(QStringLiteral("lifter-decoupled"), 4.0e-6, 5.2e-5, 0.93);
-    panel.setBar(QStringLiteral("softplus"), 0.0, 0.0, 1.0);
+    panel.setStructuralZero(QStringLiteral("softplus"), QStringLiteral("0 — no slack"));
 }
 
 }  // namespace
@@ -65,13 +65,13 @@ TEST(AblationPanel, PValueFormatting) {
 TEST(AblationPanel, CountsBarsReplacesAndClears) {
     AblationPanel panel;
     fillExample(panel);
-    EXPECT_EQ(panel.barCount(), 5);
-    EXPECT_EQ(countPlottables(panel.plot(), "QCPBars"), 5);
-    EXPECT_EQ(countPlottables(panel.plot(), "QCPErrorBars"), 4);  // softplus has sd 0
+    EXPECT_EQ(panel.barCount(), 5);  // five categories, two of them structural zeros
+    EXPECT_EQ(countPlottables(panel.plot(), "QCPBars"), 3);
+    EXPECT_EQ(countPlottables(panel.plot(), "QCPErrorBars"), 3);
     EXPECT_EQ(panel.pLabel(QStringLiteral("lifter")), QStringLiteral("p = 0.005"));
     EXPECT_TRUE(panel.isSignificant(QStringLiteral("lifter")));
     EXPECT_FALSE(panel.isSignificant(QStringLiteral("lifter-nobody")));
-    EXPECT_EQ(panel.pLabel(QStringLiteral("softplus")), QStringLiteral("p = 1"));
+    EXPECT_TRUE(panel.pLabel(QStringLiteral("softplus")).isEmpty());
     // The significant bar's label carries the star, the others do not.
     const QStringList texts = itemTexts(panel.plot());
     EXPECT_TRUE(texts.contains(QStringLiteral("p = 0.005 *")));
@@ -149,4 +149,24 @@ TEST(AblationPanel, ExportsNonTrivialFiles) {
         EXPECT_GT(QFileInfo(path).size(), 5000) << ext;
     }
     liftlab::test::saveExample(panel, QStringLiteral("ablation_panel.png"), 900, 560);
+}
+
+// A structural zero keeps its category but draws no bar, no error bar and no p label; its label
+// sits on the zero line. A later setBar replaces it (and the reverse).
+TEST(AblationPanel, StructuralZeroHasNoBarAndNoPValue) {
+    AblationPanel panel;
+    panel.setBar(QStringLiteral("lifter"), 3.2e-4, 6.1e-5, 1.0 / 201);
+    panel.setStructuralZero(QStringLiteral("softplus"), QStringLiteral("0 — no slack"));
+    EXPECT_EQ(panel.barCount(), 2);
+    EXPECT_EQ(countPlottables(panel.plot(), "QCPBars"), 1);
+    EXPECT_TRUE(panel.isStructuralZero(QStringLiteral("softplus")));
+    EXPECT_FALSE(panel.isStructuralZero(QStringLiteral("lifter")));
+    EXPECT_TRUE(panel.pLabel(QStringLiteral("softplus")).isEmpty());
+    EXPECT_FALSE(panel.isSignificant(QStringLiteral("softplus")));
+    const QStringList texts = itemTexts(panel.plot());
+    EXPECT_TRUE(texts.contains(QStringLiteral("0 — no slack"))) << texts.join(", ").toStdString();
+    EXPECT_EQ(texts.filter(QStringLiteral("p ")).size(), 1);  // the lifter's only
+    panel.setBar(QStringLiteral("softplus"), 1e-5, 0, 0.5);
+    EXPECT_FALSE(panel.isStructuralZero(QStringLiteral("softplus")));
+    EXPECT_EQ(countPlottables(panel.plot(), "QCPBars"), 2);
 }
