@@ -200,7 +200,7 @@ LandscapePanel::LandscapePanel(QWidget* parent) : QWidget(parent), plot_(new QCu
     sides_[Lifted].rect = new QCPAxisRect(plot_);
     setupSide(Theta);
     setupSide(Lifted);
-    setSideTitle(Theta, tr("θ-space (constrained weights)"));
+    setSideTitle(Theta, tr("θ-space (ICNN weights: θ, then the free tensors)"));
     setSideTitle(Lifted, tr("lifted space (φ, b)"));
     setAxisLabels(tr("α"), tr("β"));
 
