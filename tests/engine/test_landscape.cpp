@@ -241,7 +241,9 @@ TEST(LandscapePca, RejectsDegenerateInput) {
 
 TEST(LandscapePca, LargeTrajectoryIsFastAndExact) {
     // PCA and delta-PCA at P = 200 000, T = 50 (the lifted space is ~3·10⁶): the Gram trick costs
-    // O(T² P). Exactness without a P × P reference: d is an eigenvector of XᵀX iff XᵀX d ∥ d,
+    // O(T² P) (≈ 0.1 s on an idle core); a P × P method would need 320 GB. The time is printed,
+    // not asserted tightly — wall time on a shared CI machine is no measurement (benchmarks are in
+    // bench/); the bound below only catches an algorithm of the wrong order. Exactness without a P × P reference: d is an eigenvector of XᵀX iff XᵀX d ∥ d,
     // checked with two matrix–vector products; tolerance 1e-8 relative (rounding ~1e-13 at this
     // size).
     torch::manual_seed(39);
@@ -253,7 +255,7 @@ TEST(LandscapePca, LargeTrajectoryIsFastAndExact) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("[ timing   ] pca_directions P = %lld, T = %lld: %.3f s\n",
                 static_cast<long long>(p), static_cast<long long>(t), seconds);
-    EXPECT_LT(seconds, 1.0);
+    EXPECT_LT(seconds, 60.0);
 
     auto mean = traj.mean(0);
     auto xtx = [&](const Tensor& v) {  // (traj − 1 meanᵀ)ᵀ (traj − 1 meanᵀ) v without forming X
@@ -277,7 +279,7 @@ TEST(LandscapePca, LargeTrajectoryIsFastAndExact) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_delta).count();
     std::printf("[ timing   ] delta_pca_directions P = %lld, T = %lld: %.3f s\n",
                 static_cast<long long>(p), static_cast<long long>(t), seconds_delta);
-    EXPECT_LT(seconds_delta, 1.0);
+    EXPECT_LT(seconds_delta, 60.0);
     auto z = xtx(e.d2);
     z = z - dot_value(z, e.d1) * e.d1;
     EXPECT_LT((z - dot_value(z, e.d2) * e.d2).norm().item<double>(),
