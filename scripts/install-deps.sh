@@ -12,6 +12,7 @@ packages=(
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core
   python3-torch python3-numpy
+  clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz, scripts/fuzz.sh)
 )
 
 missing=()

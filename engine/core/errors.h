@@ -32,4 +32,16 @@ private:
     int line_;
 };
 
+// A write to a run folder failed (disk full, file size limit, I/O error). The run cannot be
+// recorded faithfully: it ends with status `failed` and liftlab-cli exits with code 3.
+class WriteError : public std::runtime_error {
+public:
+    WriteError(std::string file, const std::string& what)
+        : std::runtime_error("cannot write " + file + ": " + what), file_(std::move(file)) {}
+    const std::string& file() const { return file_; }
+
+private:
+    std::string file_;
+};
+
 }  // namespace liftlab

@@ -75,10 +75,26 @@ CifarData read_cifar_binary(const std::vector<std::string>& files, int label_byt
                                     std::to_string(label_index));
     if (files.empty()) throw std::invalid_argument("read_cifar_binary: no files given");
 
+    const int64_t nominal = label_bytes == 1   ? kCifar10Classes
+                            : label_index == 0 ? kCifar100CoarseClasses
+                                               : kCifar100FineClasses;
     std::vector<torch::Tensor> images, labels;
     for (const auto& path : files) {
         const auto records = read_records(path, label_bytes);
         labels.push_back(records.select(/*dim=*/1, label_index).to(torch::kInt64));
+        // A label byte of 255 would otherwise train a 256-class head.
+        const auto bad = (labels.back() >= nominal).nonzero();
+        if (bad.size(0) > 0) {
+            const int64_t i = bad[0][0].item<int64_t>();
+            throw DataError(path, static_cast<int>(i + 1),
+                            "record " + std::to_string(i + 1) + " has label " +
+                                std::to_string(labels.back()[i].item<int64_t>()) + ", outside 0.." +
+                                std::to_string(nominal - 1) + " (" +
+                                (label_bytes == 1   ? "CIFAR-10"
+                                 : label_index == 0 ? "CIFAR-100 coarse"
+                                                    : "CIFAR-100 fine") +
+                                ")");
+        }
         // The file's channel-major layout is already C × H × W.
         images.push_back(records.narrow(/*dim=*/1, label_bytes, kImageBytes)
                              .reshape({-1, kChannels, kSide, kSide})
@@ -88,10 +104,7 @@ CifarData read_cifar_binary(const std::vector<std::string>& files, int label_byt
     CifarData d;
     d.images = torch::cat(images);
     d.labels = torch::cat(labels);
-    const int64_t nominal = label_bytes == 1   ? kCifar10Classes
-                            : label_index == 0 ? kCifar100CoarseClasses
-                                               : kCifar100FineClasses;
-    d.num_classes = std::max(nominal, d.labels.max().item<int64_t>() + 1);
+    d.num_classes = nominal;
     return d;
 }
 

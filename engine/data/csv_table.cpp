@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 
 #include "core/errors.h"
 
@@ -67,6 +68,12 @@ CsvTable read_csv_table(const std::string& path) {
                 throw DataError(path, line_no,
                                 "column '" + table.columns[i] + "': value '" + f +
                                     "' is not finite (NaN or infinity)");
+            // The data are trained in single precision: a larger value would become infinite
+            // there and show up as a "diverged" method instead of a data error.
+            if (std::fabs(v) > std::numeric_limits<float>::max())
+                throw DataError(path, line_no,
+                                "column '" + table.columns[i] + "': value '" + f +
+                                    "' is beyond single precision (|value| ≤ 3.4e38)");
             row[i] = v;
         }
         table.rows.push_back(std::move(row));

@@ -168,7 +168,41 @@ Dataset make_icnn_dataset(const TaskSpec& task, const DataProgress& progress) {
 
 }  // namespace
 
-Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
+namespace {
+
+// Which file or folder a task's data comes from, for messages.
+std::string data_source(const TaskSpec& task) {
+    if (!task.csv_path.empty() && (task.kind == "csv-regression" || task.kind == "cpflow-tabular"))
+        return task.csv_path;
+    if (task.kind == "fashion-mnist" ||
+        (task.kind == "icnn-ebm-nd" && task.target == "fmnist-latents"))
+        return task.data_dir;
+    if (task.kind == "cifar-binary" && !task.train_files.empty()) return task.train_files.front();
+    return "task '" + task.kind + "'";
+}
+
+// Training on non-finite inputs would look like a diverging method; it is a data error.
+void check_finite(const Dataset& d, const TaskSpec& task) {
+    const std::pair<const char*, const torch::Tensor*> parts[] = {{"training inputs", &d.x_train},
+                                                                  {"training targets", &d.y_train},
+                                                                  {"test inputs", &d.x_test},
+                                                                  {"test targets", &d.y_test}};
+    for (const auto& [what, t] : parts) {
+        if (!t->defined() || !t->is_floating_point() || t->numel() == 0) continue;
+        const auto bad = torch::logical_not(torch::isfinite(*t));
+        if (!bad.any().item<bool>()) continue;
+        const int64_t row = bad.reshape({t->size(0), -1}).any(1).nonzero()[0][0].item<int64_t>();
+        throw DataError(data_source(task), 0,
+                        std::string(what) + " hold a non-finite value (sample " +
+                            std::to_string(row + 1) +
+                            " after loading: a value too large for single precision, about "
+                            "±3.4e38, or one that overflows when standardised)");
+    }
+    if (d.n_train() < 1) throw DataError(data_source(task), 0, "no training samples");
+    if (d.n_test() < 1) throw DataError(data_source(task), 0, "no test samples");
+}
+
+Dataset make_dataset_unchecked(const TaskSpec& task, const DataProgress& progress) {
     if (is_icnn_task(task.kind)) return make_icnn_dataset(task, progress);
     if (task.kind == "csv-regression") return make_csv_regression(task);
     if (task.kind == "dfiv-demand") return make_demand_dataset(task);
@@ -188,6 +222,14 @@ Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
             head(test.images, task.n_test), head(test.labels, task.n_test), classes);
     }
     return make_teacher_regression(task);
+}
+
+}  // namespace
+
+Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
+    Dataset d = make_dataset_unchecked(task, progress);
+    check_finite(d, task);
+    return d;
 }
 
 }  // namespace liftlab

@@ -204,6 +204,13 @@ Split load_split(const std::string& dir, const std::string& prefix, int64_t max_
                             " labels but " + images_path + " holds " +
                             std::to_string(images.shape[0]) + " images");
 
+    if (images.shape[0] == 0)
+        throw DataError(images_path, 0, "holds 0 images (the header's count is 0)");
+    if (images.shape.size() != 3 || images.shape[1] == 0 || images.shape[2] == 0)
+        throw DataError(images_path, 0,
+                        "images must be rows × cols with both at least 1, the header says " +
+                            shape_text(images.shape));
+
     Split split;
     split.labels = labels.data.to(torch::kInt64);
     const auto bad = (split.labels >= kFashionClasses).nonzero();

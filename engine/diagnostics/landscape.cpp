@@ -11,6 +11,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 #include "run/run_store.h"
 
@@ -529,14 +530,8 @@ bool load_landscape(const std::string& path, const std::string& key, LandscapeGr
                     PlaneTrajectories& trajectories, std::string* direction_kind) {
     std::error_code ec;
     if (!fs::exists(path, ec)) return false;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path, 0, "cannot open landscape file");
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw DataError(path, 0, std::string("not valid JSON: ") + e.what());
-    }
+    // Regular file, bounded size and nesting (a cache is a few hundred kilobytes).
+    const nlohmann::json j = read_json_file(path);
     LandscapeGrid g;
     PlaneTrajectories t;
     std::string kind;

@@ -1,34 +1,105 @@
 #include "run/run_store.h"
 
+#include <fcntl.h>
 #include <unistd.h>
+
+#include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
+#include "core/path_component.h"
 
 namespace liftlab {
 
 namespace fs = std::filesystem;
 
-void write_file_atomic(const std::string& path, const std::string& content) {
-    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
-    {
-        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) throw std::runtime_error("cannot write " + tmp);
-        out << content;
-        out.flush();
-        if (!out) throw std::runtime_error("write failed: " + tmp);
+namespace {
+
+std::string errno_text() {
+    return std::strerror(errno);
+}
+
+// write(2) until everything is out; false with errno set on failure.
+bool write_all(int fd, const char* data, size_t size) {
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return false;
+        data += n;
+        size -= static_cast<size_t>(n);
     }
-    fs::rename(tmp, path);
+    return true;
+}
+
+// Appends `text` to a stdio stream; a short write is a WriteError naming the file.
+void put(std::FILE* f, const std::string& text, const std::string& file) {
+    errno = 0;
+    if (std::fwrite(text.data(), 1, text.size(), f) != text.size())
+        throw WriteError(file, errno ? errno_text() : "short write");
+}
+
+void flush(std::FILE* f, const std::string& file) {
+    errno = 0;
+    if (std::fflush(f) != 0) throw WriteError(file, errno ? errno_text() : "flush failed");
+}
+
+}  // namespace
+
+void write_file_atomic(const std::string& path, const std::string& content) {
+    // temp file → write → fsync → close → rename → fsync of the folder: after a crash the file
+    // is either the old or the new content, never a mixture or empty.
+    const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) throw WriteError(tmp, errno_text());
+    auto fail = [&](const std::string& what) {
+        ::unlink(tmp.c_str());
+        throw WriteError(path, what);
+    };
+    if (!write_all(fd, content.data(), content.size())) {
+        const std::string what = errno_text();
+        ::close(fd);
+        fail(what);
+    }
+    if (::fsync(fd) != 0) {
+        const std::string what = "fsync: " + errno_text();
+        ::close(fd);
+        fail(what);
+    }
+    if (::close(fd) != 0) fail("close: " + errno_text());
+    if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename: " + errno_text());
+    std::string dir = fs::path(path).parent_path().string();
+    if (dir.empty()) dir = ".";
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        // Some file systems refuse fsync on a folder (EINVAL); the rename itself has happened.
+        if (::fsync(dfd) != 0 && errno != EINVAL && errno != EROFS) {
+            const std::string what = "fsync of the folder: " + errno_text();
+            ::close(dfd);
+            throw WriteError(dir, what);
+        }
+        ::close(dfd);
+    }
 }
 
 RunStore RunStore::create(const std::string& parent, const std::string& name) {
-    fs::create_directories(parent);
+    if (parent.empty()) throw std::invalid_argument("RunStore::create: empty parent folder");
+    // The folder must be a child of `parent`: a name with '/' or '..' would lead elsewhere.
+    if (!is_safe_path_component(name))
+        throw std::invalid_argument("run name '" + name +
+                                    "' is not a single path component of [A-Za-z0-9-_.@=]");
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (ec) throw WriteError(parent, "cannot create the folder: " + ec.message());
     const std::time_t now = std::time(nullptr);
     std::tm tm{};
     localtime_r(&now, &tm);
@@ -36,7 +107,11 @@ RunStore RunStore::create(const std::string& parent, const std::string& name) {
     std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
     const std::string base = (fs::path(parent) / (name + "-" + stamp)).string();
     std::string dir = base;
-    for (int i = 2; !fs::create_directory(dir); ++i) dir = base + "-" + std::to_string(i);
+    for (int i = 2;; ++i) {
+        if (fs::create_directory(dir, ec)) break;
+        if (ec) throw WriteError(dir, "cannot create the run folder: " + ec.message());
+        dir = base + "-" + std::to_string(i);
+    }
     return RunStore(dir);
 }
 
@@ -44,10 +119,10 @@ RunStore::RunStore(std::string dir) : dir_(std::move(dir)) {
     const std::string file = path("metrics.csv");
     const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;
     metrics_ = std::fopen(file.c_str(), "a");
-    if (!metrics_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
+    if (!metrics_) throw WriteError(file, errno_text());
     if (fresh) {
-        std::fputs("step,method,seed,metric,value\n", metrics_);
-        std::fflush(metrics_);
+        put(metrics_, "step,method,seed,metric,value\n", file);
+        flush(metrics_, file);
     }
 }
 
@@ -64,10 +139,28 @@ RunStore::RunStore(RunStore&& other) noexcept
 }
 
 RunStore::~RunStore() {
-    if (metrics_) std::fclose(metrics_);
-    if (spectra_) std::fclose(spectra_);
-    if (traces_) std::fclose(traces_);
-    if (dwells_) std::fclose(dwells_);
+    for (std::FILE* f : {metrics_, spectra_, traces_, dwells_})
+        if (f) std::fclose(f);  // errors were seen by close() on the normal path
+}
+
+void RunStore::close() {
+    const std::pair<std::FILE**, const char*> files[] = {{&metrics_, "metrics.csv"},
+                                                         {&spectra_, "spectra.csv"},
+                                                         {&traces_, "traces.csv"},
+                                                         {&dwells_, "dwells.csv"}};
+    std::string error;
+    for (auto [f, name] : files) {
+        if (!*f) continue;
+        errno = 0;
+        const bool ok = std::fflush(*f) == 0 && ::fsync(fileno(*f)) == 0;
+        const std::string why = errno ? errno_text() : "close failed";
+        if ((std::fclose(*f) != 0 || !ok) && error.empty()) error = path(name) + "|" + why;
+        *f = nullptr;
+    }
+    if (!error.empty()) {
+        const auto bar = error.find('|');
+        throw WriteError(error.substr(0, bar), error.substr(bar + 1));
+    }
 }
 
 void RunStore::append_traces(const std::vector<TracePoint>& traces) {
@@ -75,18 +168,19 @@ void RunStore::append_traces(const std::vector<TracePoint>& traces) {
     if (!traces_) {
         const std::string file = path("traces.csv");
         traces_ = std::fopen(file.c_str(), "a");
-        if (!traces_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
-        std::fputs("step,method,seed,coordinate,value\n", traces_);
+        if (!traces_) throw WriteError(file, errno_text());
+        put(traces_, "step,method,seed,coordinate,value\n", file);
     }
+    const std::string file = path("traces.csv");
     char value[64];
     for (const auto& t : traces) {
         std::snprintf(value, sizeof(value), "%.9g", t.value);
         const std::string row = std::to_string(t.step) + "," + t.method + "," +
                                 std::to_string(t.seed) + "," + std::to_string(t.coordinate) + "," +
                                 value + "\n";
-        std::fputs(row.c_str(), traces_);
+        put(traces_, row, file);
     }
-    std::fflush(traces_);
+    flush(traces_, file);
 }
 
 void RunStore::append_dwells(const std::string& method, uint64_t seed,
@@ -95,12 +189,13 @@ void RunStore::append_dwells(const std::string& method, uint64_t seed,
     if (!dwells_) {
         const std::string file = path("dwells.csv");
         dwells_ = std::fopen(file.c_str(), "a");
-        if (!dwells_) throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
-        std::fputs("method,seed,dwell\n", dwells_);
+        if (!dwells_) throw WriteError(file, errno_text());
+        put(dwells_, "method,seed,dwell\n", file);
     }
+    const std::string file = path("dwells.csv");
     const std::string prefix = method + "," + std::to_string(seed) + ",";
-    for (auto d : dwells) std::fputs((prefix + std::to_string(d) + "\n").c_str(), dwells_);
-    std::fflush(dwells_);
+    for (auto d : dwells) put(dwells_, prefix + std::to_string(d) + "\n", file);
+    flush(dwells_, file);
 }
 
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
@@ -108,10 +203,10 @@ void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (!spectra_) {
         const std::string file = path("spectra.csv");
         spectra_ = std::fopen(file.c_str(), "a");
-        if (!spectra_)
-            throw std::runtime_error("cannot open " + file + ": " + std::strerror(errno));
-        std::fputs("step,method,seed,index,sigma\n", spectra_);
+        if (!spectra_) throw WriteError(file, errno_text());
+        put(spectra_, "step,method,seed,index,sigma\n", file);
     }
+    const std::string file = path("spectra.csv");
     char value[64];
     for (const auto& s : spectra)
         for (size_t i = 0; i < s.singular_values.size(); ++i) {
@@ -119,9 +214,9 @@ void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
             const std::string row = std::to_string(s.step) + "," + s.method + "," +
                                     std::to_string(s.seed) + "," + std::to_string(i) + "," + value +
                                     "\n";
-            std::fputs(row.c_str(), spectra_);
+            put(spectra_, row, file);
         }
-    std::fflush(spectra_);
+    flush(spectra_, file);
 }
 
 void RunStore::write_json(const std::string& file, const nlohmann::json& j) const {
@@ -129,22 +224,52 @@ void RunStore::write_json(const std::string& file, const nlohmann::json& j) cons
 }
 
 void RunStore::append_metrics(const std::vector<MetricPoint>& points) {
+    const std::string file = path("metrics.csv");
     char value[64];
     for (const auto& p : points) {
         std::snprintf(value, sizeof(value), "%.17g", p.value);
         const std::string row = std::to_string(p.step) + "," + p.method + "," +
                                 std::to_string(p.seed) + "," + p.metric + "," + value + "\n";
-        std::fputs(row.c_str(), metrics_);
+        put(metrics_, row, file);
     }
-    std::fflush(metrics_);
+    flush(metrics_, file);
+}
+
+bool parse_int_field(const std::string& s, long long lo, long long hi, long long* out) {
+    if (s.empty()) return false;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (errno == ERANGE || end != s.c_str() + s.size() || v < lo || v > hi) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_uint64_field(const std::string& s, std::uint64_t* out) {
+    if (s.empty() || s[0] == '-' || s[0] == '+') return false;
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
+    if (errno == ERANGE || end != s.c_str() + s.size()) return false;
+    *out = v;
+    return true;
+}
+
+bool parse_double_field(const std::string& s, double* out) {
+    if (s.empty()) return false;
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (end != s.c_str() + s.size()) return false;
+    // ERANGE for an underflow (a subnormal such as 1e-320, which the writer may produce) is a
+    // value; for an overflow it is not.
+    if (errno == ERANGE && std::isinf(v)) return false;
+    *out = v;
+    return true;
 }
 
 std::vector<MetricRow> read_metrics_csv(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DataError(path, 0, "cannot open metrics file");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    const std::string text = ss.str();
+    const std::string text = read_regular_file(path, kMaxMetricsBytes);
     std::vector<MetricRow> rows;
     size_t pos = 0;
     int line_no = 0;
@@ -162,15 +287,16 @@ std::vector<MetricRow> read_metrics_csv(const std::string& path) {
         f.push_back(line.substr(s));
         if (f.size() != 5) throw DataError(path, line_no, "expected 5 fields");
         MetricRow r;
-        try {
-            r.step = std::stoi(f[0]);
-            r.method = f[1];
-            r.seed = std::stoull(f[2]);
-            r.metric = f[3];
-            r.value = std::stod(f[4]);
-        } catch (const std::exception&) {
-            throw DataError(path, line_no, "malformed row '" + line + "'");
-        }
+        long long step = 0;
+        if (!parse_int_field(f[0], 0, std::numeric_limits<int>::max(), &step))
+            throw DataError(path, line_no, "step '" + f[0] + "' is not an integer in [0, 2^31)");
+        r.step = static_cast<int>(step);
+        r.method = f[1];
+        if (!parse_uint64_field(f[2], &r.seed))
+            throw DataError(path, line_no, "seed '" + f[2] + "' is not a 64-bit unsigned integer");
+        r.metric = f[3];
+        if (!parse_double_field(f[4], &r.value))
+            throw DataError(path, line_no, "value '" + f[4] + "' is not a number");
         rows.push_back(std::move(r));
     }
     return rows;

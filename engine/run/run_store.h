@@ -12,7 +12,8 @@
 
 namespace liftlab {
 
-// Writes `content` to `path` through a temporary file in the same folder and a rename.
+// Writes `content` to `path` through a temporary file in the same folder, fsync and a rename
+// (then fsync of the folder). Throws WriteError on any failure; `path` is then unchanged.
 void write_file_atomic(const std::string& path, const std::string& content);
 
 class RunStore {
@@ -29,6 +30,7 @@ public:
     const std::string& dir() const { return dir_; }
     std::string path(const std::string& file) const { return dir_ + "/" + file; }
 
+    // Every write, flush and close below is checked: a failure throws WriteError naming the file.
     void write_json(const std::string& file, const nlohmann::json& j) const;
     void append_metrics(const std::vector<MetricPoint>& points);  // appends rows, then flushes
     // spectra.csv (step,method,seed,index,sigma), created on first use.
@@ -39,6 +41,9 @@ public:
     // use.
     void append_dwells(const std::string& method, uint64_t seed,
                        const std::vector<int64_t>& dwells);
+
+    // Flushes, fsyncs and closes the CSV files; throws WriteError if any of that fails.
+    void close();
 
 private:
     std::string dir_;
@@ -55,6 +60,14 @@ struct MetricRow {
     std::string metric;
     double value = 0;
 };
+
+// metrics.csv files larger than this are refused by the reader (a long run writes megabytes).
+constexpr std::uint64_t kMaxMetricsBytes = std::uint64_t{4} << 30;
+
+// Parsers of one CSV cell with range checks; false when the cell is not a valid value.
+bool parse_int_field(const std::string& s, long long lo, long long hi, long long* out);
+bool parse_uint64_field(const std::string& s, std::uint64_t* out);
+bool parse_double_field(const std::string& s, double* out);  // subnormals are values
 
 // Reads metrics.csv (step,method,seed,metric,value). A last line without its newline — a row cut
 // by a killed writer — is ignored. Throws DataError naming the line for a malformed full row.

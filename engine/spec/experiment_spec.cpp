@@ -1,14 +1,33 @@
 #include "spec/experiment_spec.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+#include <map>
 #include <set>
+#include <thread>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
+#include "core/path_component.h"
 #include "icnn/positivity.h"
 
 namespace liftlab {
 
 namespace {
+
+// A value for an error message: scalars as JSON, containers by kind and size only (a container
+// may be large, and dumping it recursively is what a hostile input would exploit).
+std::string describe(const nlohmann::json& v) {
+    if (v.is_array()) return "an array of " + std::to_string(v.size()) + " element(s)";
+    if (v.is_object()) return "an object with " + std::to_string(v.size()) + " key(s)";
+    std::string text = v.dump();
+    if (text.size() > 80) text = text.substr(0, 77) + "...";
+    return text;
+}
 
 // Reads the fields of one JSON object and remembers which keys were used, so that `finish`
 // can report the first unknown key (typos must not be silently ignored).
@@ -41,26 +60,39 @@ public:
     template <typename T>
     static T convert(const nlohmann::json& v, const std::string& key) {
         if constexpr (std::is_same_v<T, bool>) {
-            if (!v.is_boolean()) throw SpecError(key, "expected true or false, got " + v.dump());
+            if (!v.is_boolean()) throw SpecError(key, "expected true or false, got " + describe(v));
             return v.get<bool>();
         } else if constexpr (std::is_same_v<T, std::string>) {
-            if (!v.is_string()) throw SpecError(key, "expected a string, got " + v.dump());
+            if (!v.is_string()) throw SpecError(key, "expected a string, got " + describe(v));
             return v.get<std::string>();
         } else if constexpr (std::is_integral_v<T>) {
             if (!v.is_number_integer())
-                throw SpecError(key, "expected an integer, got " + v.dump());
+                throw SpecError(key, "expected an integer, got " + describe(v));
             if constexpr (std::is_unsigned_v<T>) {
-                if (v.is_number_integer() && !v.is_number_unsigned() && v.get<long long>() < 0)
-                    throw SpecError(key, "expected a non-negative integer, got " + v.dump());
+                if (!v.is_number_unsigned())
+                    throw SpecError(key, "expected a non-negative integer, got " + describe(v));
             }
+            // No silent narrowing: 4294967328 must not become 32.
+            const bool fits =
+                v.is_number_unsigned()
+                    ? v.get<std::uint64_t>() <=
+                          static_cast<std::uint64_t>(std::numeric_limits<T>::max())
+                    : v.get<std::int64_t>() >=
+                              static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
+                          v.get<std::int64_t>() <=
+                              static_cast<std::int64_t>(std::numeric_limits<T>::max());
+            if (!fits)
+                throw SpecError(key, "integer " + v.dump() + " is out of range [" +
+                                         std::to_string(std::numeric_limits<T>::min()) + ", " +
+                                         std::to_string(std::numeric_limits<T>::max()) + "]");
             return v.get<T>();
         } else if constexpr (std::is_floating_point_v<T>) {
-            if (!v.is_number()) throw SpecError(key, "expected a number, got " + v.dump());
+            if (!v.is_number()) throw SpecError(key, "expected a number, got " + describe(v));
             return v.get<T>();
         } else {
             // std::vector<U>
             using U = typename T::value_type;
-            if (!v.is_array()) throw SpecError(key, "expected an array, got " + v.dump());
+            if (!v.is_array()) throw SpecError(key, "expected an array, got " + describe(v));
             T out;
             for (size_t i = 0; i < v.size(); ++i)
                 out.push_back(convert<U>(v[i], key + "[" + std::to_string(i) + "]"));
@@ -262,8 +294,11 @@ MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
     require(m.rho > 0 && m.rho <= 1, r.key("rho"), "must lie in (0, 1]");
     require(m.refresh_every > 0, r.key("refresh_every"), "must be positive");
     require(!m.label.empty(), r.key("label"), "must not be empty");
-    require(m.label.find_first_of(",\n\"") == std::string::npos, r.key("label"),
-            "must not contain commas, quotes or newlines");
+    // Labels name files (trajectories/<label>_seed<k>.pt) and CSV cells.
+    require(is_safe_path_component(m.label), r.key("label"),
+            "'" + m.label +
+                "' is not a valid label: use letters, digits and - _ . @ = only (no '/', "
+                "no '..', at most 200 characters)");
     if (m.name == "sgd" || m.name == "adam")
         require(m.lr > 0, r.key("lr"), "must be positive (the step size of " + m.name + ")");
     require(m.beta >= 0, r.key("beta"), "must be non-negative");
@@ -285,7 +320,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     if (r.has("icnn")) s.icnn = parse_icnn(r.raw("icnn"));
     if (r.has("methods")) {
         const auto& arr = r.raw("methods");
-        if (!arr.is_array()) throw SpecError("methods", "expected an array, got " + arr.dump());
+        if (!arr.is_array()) throw SpecError("methods", "expected an array, got " + describe(arr));
         for (size_t i = 0; i < arr.size(); ++i)
             s.methods.push_back(parse_method(arr[i], "methods[" + std::to_string(i) + "]"));
     }
@@ -298,7 +333,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("divergence_factor", s.divergence_factor);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it.
-    for (const char* recorded : {"versions", "data"})
+    for (const char* recorded : {"versions", "data", "schema_version"})
         if (r.has(recorded)) r.raw(recorded);
     if (r.has("sweep")) {
         ObjectReader sr(r.raw("sweep"), "sweep");
@@ -306,7 +341,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
         if (sr.has("values")) {
             const auto& v = sr.raw("values");
             if (!v.is_array())
-                throw SpecError("sweep.values", "expected an array, got " + v.dump());
+                throw SpecError("sweep.values", "expected an array, got " + describe(v));
             s.sweep.values.assign(v.begin(), v.end());
         }
         sr.finish();
@@ -345,6 +380,11 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.finish();
 
     require(!s.name.empty(), "name", "must not be empty");
+    // The name starts the run folder's name: it must not lead out of --out.
+    require(is_safe_path_component(s.name), "name",
+            "'" + s.name +
+                "' is not a valid run name: use letters, digits and - _ . @ = only (no '/', "
+                "no '..', at most 200 characters)");
     require(!s.methods.empty(), "methods", "needs at least one method");
     std::set<std::string> labels;
     for (size_t i = 0; i < s.methods.size(); ++i)
@@ -355,8 +395,18 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
             "must be positive, got " + std::to_string(s.batch_size));
     require(s.steps > 0, "steps", "must be positive");
     require(!s.seeds.empty(), "seeds", "needs at least one seed");
+    std::map<std::uint64_t, size_t> seen_seeds;  // seed → first index
+    for (size_t i = 0; i < s.seeds.size(); ++i) {
+        const auto [it, fresh] = seen_seeds.emplace(s.seeds[i], i);
+        require(fresh, "seeds[" + std::to_string(i) + "]",
+                "duplicate seed " + std::to_string(s.seeds[i]) + " (also seeds[" +
+                    std::to_string(it->second) + "])");
+    }
     require(s.log_every > 0, "log_every", "must be positive");
     require(s.threads > 0, "threads", "must be positive");
+    require(s.threads <= max_threads(), "threads",
+            "must be at most " + std::to_string(max_threads()) +
+                " (the hardware threads of this machine), got " + std::to_string(s.threads));
     require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
     if (s.task.kind == "teacher-regression" || s.task.kind == "burgers" ||
@@ -412,6 +462,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
                            {"lambda_scale", m.lambda_scale}});
     const auto& t = s.task;
     return {
+        {"schema_version", kSpecSchemaVersion},
         {"name", s.name},
         {"description", s.description},
         {"task",
@@ -531,8 +582,27 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
     std::string path = assignment.substr(0, eq);
     if (path == "target") path = "task.target";  // `--set target=laplace` (ICNN presets)
     const std::string text = assignment.substr(eq + 1);
+    try {
+        check_json_depth(text, "--set " + path);
+    } catch (const DataError&) {
+        throw SpecError(path, "value nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                  " levels (refused)");
+    }
     nlohmann::json value = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (value.is_discarded()) value = text;
+    if (value.is_discarded()) {
+        // Not JSON: a plain string — unless it looks like a number JSON cannot hold (1e400).
+        const bool numeric_looking =
+            !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
+                              (text[0] == '-' && text.size() > 1 &&
+                               std::isdigit(static_cast<unsigned char>(text[1]))));
+        char* end = nullptr;
+        errno = 0;
+        const double parsed = std::strtod(text.c_str(), &end);
+        if (numeric_looking && end == text.c_str() + text.size() && errno == ERANGE &&
+            std::isinf(parsed))
+            throw SpecError(path, "'" + text + "' is out of the range of a double");
+        value = text;
+    }
 
     std::vector<std::string> parts;
     size_t start = 0;
@@ -553,8 +623,9 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
             nlohmann::json* next = nullptr;
             const bool numeric = std::all_of(part.begin(), part.end(), ::isdigit);
             if (numeric) {
-                size_t idx = std::stoul(part);
-                if (idx >= node->size())
+                errno = 0;
+                const unsigned long long idx = std::strtoull(part.c_str(), nullptr, 10);
+                if (errno == ERANGE || idx >= node->size())
                     throw SpecError(
                         walked, "index out of range (size " + std::to_string(node->size()) + ")");
                 next = &(*node)[idx];
@@ -581,6 +652,65 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
             throw SpecError(walked, "cannot descend into a " + std::string(node->type_name()));
         }
     }
+}
+
+namespace {
+
+// Removes from `j` every key the template `t` does not have (objects recursively; each element
+// of an array of objects against the template's first element). Returns the dotted keys removed.
+void drop_unknown_keys(nlohmann::json& j, const nlohmann::json& t, const std::string& path,
+                       std::vector<std::string>* dropped) {
+    if (!j.is_object() || !t.is_object()) return;
+    for (auto it = j.begin(); it != j.end();) {
+        const std::string key = path.empty() ? it.key() : path + "." + it.key();
+        if (!t.contains(it.key())) {
+            dropped->push_back(key);
+            it = j.erase(it);
+            continue;
+        }
+        const auto& sub = t.at(it.key());
+        if (it->is_object()) drop_unknown_keys(*it, sub, key, dropped);
+        if (it->is_array() && sub.is_array() && !sub.empty())
+            for (auto& el : *it) drop_unknown_keys(el, sub.front(), key + "[]", dropped);
+        ++it;
+    }
+}
+
+}  // namespace
+
+ExperimentSpec parse_recorded_spec(nlohmann::json j, std::vector<std::string>* dropped) {
+    std::vector<std::string> local;
+    if (!dropped) dropped = &local;
+    int version = 1;
+    if (j.is_object() && j.contains("schema_version")) {
+        const auto& v = j["schema_version"];
+        if (!v.is_number_integer() || v.get<std::int64_t>() < 1)
+            throw SpecError("schema_version", "expected a positive integer, got " + describe(v));
+        if (v.get<std::int64_t>() > kSpecSchemaVersion)
+            throw SpecError("schema_version",
+                            "this run folder was written by a newer LiftLab (schema " + v.dump() +
+                                ", this build reads up to " + std::to_string(kSpecSchemaVersion) +
+                                ")");
+        version = static_cast<int>(v.get<std::int64_t>());
+    }
+    if (version < kSpecSchemaVersion && j.is_object()) {
+        // Folders of earlier versions: keys since removed are ignored, keys since added take
+        // their defaults (the resolved spec of such a folder lists every key it knew).
+        ExperimentSpec defaults;
+        MethodSpec method;
+        method.name = "sgd";
+        defaults.methods = {method};
+        auto t = to_json(defaults);
+        t["versions"] = nlohmann::json::object();
+        t["data"] = nlohmann::json::object();
+        drop_unknown_keys(j, t, "", dropped);
+    }
+    return parse_spec(j);
+}
+
+int max_threads() {
+    // Never below 2: the presets use up to 2 threads and must run on a single-core machine too.
+    return static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
 }
 
 }  // namespace liftlab

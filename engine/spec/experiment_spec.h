@@ -8,6 +8,14 @@
 
 namespace liftlab {
 
+// Written into every resolved spec.json as "schema_version". 1: folders written before the key
+// existed (read as such); 2: adds the key. Bump it when a key changes meaning or name, and teach
+// parse_spec to read the old form.
+constexpr int kSpecSchemaVersion = 2;
+
+// The largest `threads` a spec may ask for: the machine's hardware threads (at least 2).
+int max_threads();
+
 struct TaskSpec {
     // teacher-regression: a random MLP teacher; csv-regression: the user's own table;
     // burgers: operator learning u0 ↦ u(·, T); fashion-mnist / cifar-binary: classification;
@@ -159,6 +167,10 @@ bool is_positivity_method(const std::string& name);
 
 // Parses and validates. Throws SpecError naming the dotted key on any problem.
 ExperimentSpec parse_spec(const nlohmann::json& j);
+// The resolved spec.json of a run folder, possibly written by an earlier version: without
+// "schema_version" (version 1), keys this build does not know are dropped (listed in `dropped`)
+// instead of being errors; a folder from a newer version is a SpecError on "schema_version".
+ExperimentSpec parse_recorded_spec(nlohmann::json j, std::vector<std::string>* dropped = nullptr);
 // The fully resolved spec (every default written out); parse_spec(to_json(s)) == s.
 nlohmann::json to_json(const ExperimentSpec& spec);
 

@@ -1,9 +1,8 @@
 #include "spec/presets.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 #include "spec/embedded_presets.h"
 
@@ -33,20 +32,8 @@ nlohmann::json load_spec_source(const std::string& name_or_path) {
     const bool looks_like_file =
         name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json";
     if (fs::exists(name_or_path) || looks_like_file) {
-        std::ifstream in(name_or_path);
-        if (!in) throw DataError(name_or_path, 0, "cannot open spec file");
-        std::stringstream ss;
-        ss << in.rdbuf();
-        try {
-            return nlohmann::json::parse(ss.str());
-        } catch (const nlohmann::json::parse_error& e) {
-            // e.byte is the offset of the error; turn it into a line number.
-            const std::string text = ss.str();
-            const size_t upto = std::min<size_t>(e.byte, text.size());
-            const int line =
-                1 + static_cast<int>(std::count(text.begin(), text.begin() + upto, '\n'));
-            throw DataError(name_or_path, line, "invalid JSON");
-        }
+        // Regular files only (a FIFO would block), bounded size and nesting.
+        return read_json_file(name_or_path);
     }
     for (const auto& p : builtin_presets())
         if (p.name == name_or_path) return p.spec;

@@ -8,7 +8,9 @@
 #include <fstream>
 #include <stdexcept>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
+#include "core/path_component.h"
 #include "data/dataset.h"
 #include "diagnostics/landscape.h"
 #include "spec/experiment_spec.h"
@@ -26,7 +28,8 @@ struct Trajectory {
 };
 
 std::string trajectory_file(const std::string& run_dir, const std::string& label, uint64_t seed) {
-    return run_dir + "/trajectories/" + label + "_seed" + std::to_string(seed) + ".pt";
+    return run_dir + "/trajectories/" + to_safe_path_component(label) + "_seed" +
+           std::to_string(seed) + ".pt";
 }
 
 Trajectory load_trajectory(const std::string& file) {
@@ -51,15 +54,15 @@ Trajectory load_trajectory(const std::string& file) {
 
 ExperimentSpec load_run_spec(const std::string& run_dir) {
     const std::string path = run_dir + "/spec.json";
-    std::ifstream in(path);
-    if (!in) throw DataError(path, 0, "no spec.json here: is this a LiftLab run folder?");
-    nlohmann::json j;
+    std::error_code ec;
+    if (!fs::exists(path, ec))
+        throw DataError(path, 0, "no spec.json here: is this a LiftLab run folder?");
     try {
-        j = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-        throw DataError(path, 0, std::string("not valid JSON: ") + e.what());
+        // Tolerant of folders written by earlier versions (keys since removed are ignored).
+        return parse_recorded_spec(read_json_file(path));
+    } catch (const SpecError& e) {
+        throw DataError(path, 0, e.what());
     }
-    return parse_spec(j);
 }
 
 std::vector<std::vector<int64_t>> shapes_of(const std::vector<torch::Tensor>& tensors) {

@@ -2,12 +2,15 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
 
+#include "core/errors.h"
+#include "core/path_component.h"
 #include "core/version.h"
 #include "data/batch_sampler.h"
 #include "data/dataset.h"
@@ -32,6 +35,8 @@ struct Slot {
     // Landscape trajectory (diagnostics.checkpoint_every): steps and one vector per space.
     std::vector<int64_t> checkpoint_steps;
     std::map<std::string, std::vector<torch::Tensor>> checkpoints;
+    bool trajectory_dirty = false;  // checkpoints not yet on disk
+    size_t dwells_written = 0;      // dwell_times() already in dwells.csv
 };
 
 void record_checkpoint(Slot& s, int step) {
@@ -39,26 +44,50 @@ void record_checkpoint(Slot& s, int step) {
     if (c.empty()) return;
     s.checkpoint_steps.push_back(step);
     for (auto& [space, v] : c) s.checkpoints[space].push_back(v.detach().clone());
+    s.trajectory_dirty = true;
 }
 
 // trajectories/<label>_seed<k>.pt: torch::save of {steps (T, int64), theta (T × P), lifted
-// (T × Q)}; written through a temporary file and a rename.
-void write_trajectory(const RunStore& store, const Slot& s) {
-    if (s.checkpoint_steps.empty()) return;
+// (T × Q)}, rewritten through a temporary file and a rename whenever a checkpoint was added, so a
+// killed run keeps every checkpoint but those since the last log point.
+void write_trajectory(const RunStore& store, Slot& s) {
+    if (s.checkpoint_steps.empty() || !s.trajectory_dirty) return;
     const std::string dir = store.path("trajectories");
-    std::filesystem::create_directories(dir);
-    const std::string file =
-        dir + "/" + s.summary.method + "_seed" + std::to_string(s.summary.seed) + ".pt";
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw WriteError(dir, ec.message());
+    // The label is a safe path component (parse_spec); a sweep suffix may hold any text.
+    const std::string file = dir + "/" + to_safe_path_component(s.summary.method) + "_seed" +
+                             std::to_string(s.summary.seed) + ".pt";
     std::vector<torch::Tensor> tensors = {
         torch::tensor(s.checkpoint_steps, torch::kInt64),
         torch::stack(s.checkpoints.at("theta")),
         torch::stack(s.checkpoints.at("lifted")),
     };
-    torch::save(tensors, file + ".tmp");
-    std::filesystem::rename(file + ".tmp", file);
+    try {
+        torch::save(tensors, file + ".tmp");
+    } catch (const c10::Error& e) {
+        std::filesystem::remove(file + ".tmp", ec);
+        throw WriteError(file + ".tmp", e.what_without_backtrace());
+    }
+    std::filesystem::rename(file + ".tmp", file, ec);
+    if (ec) throw WriteError(file, "rename: " + ec.message());
+    s.trajectory_dirty = false;
 }
 
-nlohmann::json summary_json(const std::string& status, const std::vector<MethodRunSummary>& runs) {
+// Appends the dwells completed since the last call to dwells.csv.
+void write_new_dwells(RunStore& store, Slot& s) {
+    const auto dwells = s.trainer->dwell_times();
+    if (dwells.size() <= s.dwells_written) return;
+    store.append_dwells(
+        s.summary.method, s.summary.seed,
+        std::vector<int64_t>(dwells.begin() + static_cast<std::ptrdiff_t>(s.dwells_written),
+                             dwells.end()));
+    s.dwells_written = dwells.size();
+}
+
+nlohmann::json summary_json(const std::string& status, const std::vector<MethodRunSummary>& runs,
+                            const std::string& reason = "") {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : runs) {
         nlohmann::json fin = nlohmann::json::object();
@@ -72,7 +101,9 @@ nlohmann::json summary_json(const std::string& status, const std::vector<MethodR
         if (!r.reason.empty()) e["reason"] = r.reason;
         arr.push_back(e);
     }
-    return {{"status", status}, {"runs", arr}};
+    nlohmann::json out = {{"status", status}, {"runs", arr}};
+    if (!reason.empty()) out["reason"] = reason;
+    return out;
 }
 
 // The fixed probe sets of the diagnostics: held-out samples for the spectrum, one training batch
@@ -93,15 +124,58 @@ Probes make_probes(const ExperimentSpec& spec, const Dataset& data) {
     return p;
 }
 
+// What outlives run_in_folder when it throws, so that run_experiment can close the run folder as
+// `failed`: the store, the result so far and the slots of the seed in progress.
+struct RunState {
+    std::optional<RunStore> store;  // set once the run folder exists
+    RunResult result;
+    std::vector<Slot> slots;  // the seed in progress (empty between seeds)
+};
+
+RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& options,
+                        const ProgressCallback& on_progress, RunState& state);
+
 }  // namespace
 
-RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& options,
+RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
                          const ProgressCallback& on_progress) {
+    RunState state;
+    try {
+        return run_in_folder(spec, options, on_progress, state);
+    } catch (const std::exception& e) {
+        // Once a run folder exists, whatever goes wrong (a write error, a model that cannot be
+        // built, out of memory) ends it as `failed` with the reason, never leaves it `running`.
+        if (!state.store) throw;
+        auto runs = state.result.runs;
+        for (auto& s : state.slots) {
+            const bool listed = std::any_of(runs.begin(), runs.end(), [&](const auto& r) {
+                return r.method == s.summary.method && r.seed == s.summary.seed;
+            });
+            if (listed) continue;
+            if (s.summary.status == "running") {
+                s.summary.status = "failed";
+                s.summary.reason = e.what();
+            }
+            runs.push_back(s.summary);
+        }
+        try {
+            state.store->write_json("summary.json", summary_json("failed", runs, e.what()));
+        } catch (const std::exception&) {
+            // The folder cannot take even the summary; the caller reports the first error.
+        }
+        throw;
+    }
+}
+
+namespace {
+
+RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& options,
+                        const ProgressCallback& on_progress, RunState& state) {
     torch::set_num_threads(top_spec.threads);
     const auto sub_specs = expand_sweep(top_spec);
 
-    std::optional<RunStore> store;
-    RunResult result;
+    std::optional<RunStore>& store = state.store;
+    RunResult& result = state.result;
     std::optional<Dataset> data;
     nlohmann::json data_task;  // the task the loaded data belongs to
     // Slow data preparation reports progress (phase "data") and honours the stop flag.
@@ -125,9 +199,18 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
             data = make_dataset(spec.task, data_progress);
             data_task = task;
         }
+        // A batch larger than the data would silently shrink to the data (the summary would
+        // still claim the requested size).
+        if (spec.batch_size > data->n_train())
+            throw SpecError("batch_size", std::to_string(spec.batch_size) + " is larger than the " +
+                                              std::to_string(data->n_train()) +
+                                              " training samples of the data");
     };
     try {
-        load_data(sub_specs.front().second);  // bad data fails before a run folder exists
+        // Bad data fails before a run folder exists (every sub-spec on the same data).
+        for (const auto& sub : sub_specs)
+            if (to_json(sub.second)["task"] == to_json(sub_specs.front().second)["task"])
+                load_data(sub.second);
     } catch (const DataCancelled&) {
         result.status = "cancelled";
         return result;
@@ -164,7 +247,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
 
         for (int si = 0; si < num_seeds && !cancelled; ++si) {
             const std::uint64_t seed = spec.seeds[si];
-            std::vector<Slot> slots;
+            std::vector<Slot>& slots = state.slots;  // read by run_experiment on a throw
+            slots.clear();
             for (const auto& m : spec.methods) {
                 Slot s;
                 s.trainer = make_trainer(spec, m, *data, seed);
@@ -319,6 +403,11 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                     store->append_metrics(update.points);
                     store->append_spectra(update.spectra);
                     store->append_traces(update.traces);
+                    if (log_now)  // ICNN checkpoints and dwells: lost at most one log interval
+                        for (auto& s : slots) {
+                            write_trajectory(*store, s);
+                            write_new_dwells(*store, s);
+                        }
                 }
                 if (on_progress && !on_progress(update)) cancelled = true;
                 update.points.clear();
@@ -334,12 +423,13 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                     update.statuses.push_back(
                         {s.summary.method, seed, s.summary.status, s.summary.steps_done, ""});
                 }
-                result.runs.push_back(s.summary);
                 if (store) {
                     write_trajectory(*store, s);
-                    store->append_dwells(s.summary.method, seed, s.trainer->dwell_times());
+                    write_new_dwells(*store, s);
                 }
+                result.runs.push_back(s.summary);
             }
+            slots.clear();
             if (on_progress && !update.statuses.empty()) on_progress(update);
             if (store)
                 store->write_json("summary.json",
@@ -351,8 +441,13 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
     for (const auto& r : result.runs)
         any_ok = any_ok || r.status == "ok" || r.status == "cancelled";
     result.status = cancelled ? "cancelled" : (any_ok ? "ok" : "diverged");
-    if (store) store->write_json("summary.json", summary_json(result.status, result.runs));
+    if (store) {
+        store->close();  // checked: a failed final flush is a failed run
+        store->write_json("summary.json", summary_json(result.status, result.runs));
+    }
     return result;
 }
+
+}  // namespace
 
 }  // namespace liftlab

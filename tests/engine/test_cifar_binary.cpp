@@ -100,12 +100,23 @@ TEST(CifarBinary, ReadsCifar100CoarseOrFineLabels) {
     EXPECT_TRUE(torch::equal(fine.images, coarse.images));
 }
 
-TEST(CifarBinary, ClassCountGrowsToTheLargestLabel) {
+TEST(CifarBinary, LabelBeyondTheClassCountIsNamedWithItsRecord) {
+    // A label byte of 12 (or 255) in a CIFAR-10 file is corrupt data, not a 13-class problem.
     TempDir dir;
-    const auto f =
-        write_file(dir.file("custom.bin"),
-                   records(0, 2, [](int r) { return Bytes{static_cast<uint8_t>(12 * r)}; }));
-    EXPECT_EQ(liftlab::read_cifar_binary({f}, 1, 0).num_classes, 13);
+    const auto f = write_file(dir.file("custom.bin"), records(0, 3, [](int r) {
+                                  return Bytes{static_cast<uint8_t>(r == 1 ? 12 : r)};
+                              }));
+    const auto e = liftlab::test::data_error([&] { liftlab::read_cifar_binary({f}, 1, 0); });
+    EXPECT_EQ(e.file(), f);
+    EXPECT_EQ(e.line(), 2);
+    EXPECT_NE(std::string(e.what()).find("record 2 has label 12, outside 0..9"), std::string::npos)
+        << e.what();
+    // CIFAR-100 coarse labels stop at 19.
+    const auto g = write_file(dir.file("c100.bin"), records(0, 2, [](int r) {
+                                  return Bytes{static_cast<uint8_t>(r == 0 ? 3 : 20), 50};
+                              }));
+    EXPECT_EQ(liftlab::test::data_error([&] { liftlab::read_cifar_binary({g}, 2, 0); }).line(), 2);
+    EXPECT_EQ(liftlab::read_cifar_binary({g}, 2, 1).num_classes, 100);
 }
 
 TEST(CifarBinary, TruncatedRecordIsNamedWithItsNumber) {

@@ -1,0 +1,37 @@
+// Bounded readers for everything LiftLab reads from disk or the command line: files must be
+// regular and not absurdly large (a FIFO or /dev/zero must not block or exhaust memory), and JSON
+// must not nest deeper than any file we write (deep nesting overflows the stack of every
+// recursive JSON consumer: dump, copy, comparison). Errors are DataErrors naming file and line.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace liftlab {
+
+// Deeper than any spec, summary or landscape cache LiftLab writes (they nest 4 levels at most).
+constexpr int kMaxJsonDepth = 64;
+// Specs, summaries and landscape caches are kilobytes to a few megabytes.
+constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{64} << 20;
+
+// The whole content of `path`. Throws DataError when it is missing, not a regular file (FIFO,
+// device, folder), larger than `max_bytes`, or cannot be read.
+std::string read_regular_file(const std::string& path, std::uint64_t max_bytes);
+
+// Parses JSON text; `where` names the source in messages (a file path, or "--set key").
+// Throws DataError(where, line, …) for invalid JSON, a number out of double range, or nesting
+// deeper than `max_depth`.
+nlohmann::json parse_json_bounded(const std::string& text, const std::string& where,
+                                  int max_depth = kMaxJsonDepth);
+
+// Throws DataError(where, line, …) when brackets outside strings nest deeper than `max_depth`.
+void check_json_depth(const std::string& text, const std::string& where,
+                      int max_depth = kMaxJsonDepth);
+
+// read_regular_file + parse_json_bounded.
+nlohmann::json read_json_file(const std::string& path, std::uint64_t max_bytes = kMaxJsonFileBytes);
+
+// The 1-based line of byte `offset` in `text`.
+int line_of_offset(const std::string& text, std::size_t offset);
+
+}  // namespace liftlab

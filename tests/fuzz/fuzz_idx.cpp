@@ -1,0 +1,18 @@
+// libFuzzer target: the IDX reader (raw or gzip). Only DataError may come out; an accepted file's
+// tensor has the header's shape.
+#include <cstdint>
+#include <cstdlib>
+
+#include "core/errors.h"
+#include "data/idx_loader.h"
+#include "fuzz_input_file.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+    const std::string path = liftlab::fuzz::write_scratch("data-idx-ubyte", data, size);
+    try {
+        const auto t = liftlab::read_idx(path);
+        if (size < 4 || t.dim() != data[3]) std::abort();
+    } catch (const liftlab::DataError&) {
+    }
+    return 0;
+}
