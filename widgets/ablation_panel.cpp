@@ -96,7 +96,8 @@ bool AblationPanel::isSignificant(const QString& method) const {
 
 void AblationPanel::setBar(const QString& method, double value, double errorSd, double pValue) {
     if (!std::isfinite(value)) return;
-    Bar bar{method, value, std::isfinite(errorSd) && errorSd > 0 ? errorSd : 0.0, pValue};
+    Bar bar{method, value, std::isfinite(errorSd) && errorSd > 0 ? errorSd : 0.0, pValue,
+            QString()};
     auto it =
         std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.method == method; });
     if (it != bars_.end())
