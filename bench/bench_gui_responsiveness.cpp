@@ -15,9 +15,11 @@
 #include <random>
 #include <vector>
 
+#include "core/allocator_tuning.h"
 #include "loss_curve_panel.h"
 #include "main_window.h"
 #include "passive_openmp.h"
+#include "settings_scope.h"
 #include "training_session.h"
 
 namespace {
@@ -32,7 +34,11 @@ double percentile(std::vector<double> v, double q) {
 
 int main(int argc, char** argv) {
     liftlab::ensure_passive_openmp(argv);
+    liftlab::tune_allocator();  // as the liftlab GUI does
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
+    // The window reads and writes QSettings: a folder of the benchmark's own, never the user's.
+    const QTemporaryDir settings;
+    liftlab::useSettingsFolder(settings.path());
     QApplication app(argc, argv);
     const double seconds = argc > 1 ? std::atof(argv[1]) : 15.0;
 

@@ -8,12 +8,15 @@
 #include <cstdlib>
 
 #include "bench_timer.h"
+#include "core/allocator_tuning.h"
+#include "core/compute_threads.h"
 #include "lastlayer/proximal_solve.h"
 #include "nn/mlp_backbone.h"
 
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
-    torch::set_num_threads(threads);
+    liftlab::tune_allocator();
+    liftlab::set_compute_threads(threads);  // torch and OpenBLAS
     torch::manual_seed(0);
     constexpr int64_t kInput = 16, kOutputs = 4, kHidden = 128;
     constexpr double kLambda = 1.0;

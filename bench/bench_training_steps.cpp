@@ -5,6 +5,8 @@
 #include <cstdlib>
 
 #include "bench_timer.h"
+#include "core/allocator_tuning.h"
+#include "core/compute_threads.h"
 #include "data/dataset.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
@@ -12,7 +14,8 @@
 
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
-    torch::set_num_threads(threads);
+    liftlab::tune_allocator();
+    liftlab::set_compute_threads(threads);  // torch and OpenBLAS
     auto spec = liftlab::parse_spec(liftlab::load_spec_source("cf-regression"));
     const auto data = liftlab::make_dataset(spec.task);
     for (const char* name : {"adam", "cf-prox"}) {

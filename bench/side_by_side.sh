@@ -1,24 +1,40 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in the dev tree and prints LiftLab against Debian's PyTorch on the same
-# training steps and thread counts, then the proximal-step cost table.
-# usage: bench/side_by_side.sh   (after scripts/install-deps.sh)
+# training steps and thread counts, then the proximal-step cost table and the GUI figures.
+# usage: bench/side_by_side.sh [QUADRATURE_POINTS]   (after scripts/install-deps.sh)
+# The ICNN steps use the icnn-ebm-1d preset's quadrature grid unless QUADRATURE_POINTS is given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh dev liftlab-bench-steps liftlab-bench-prox liftlab-bench-gui >/dev/null
+points=${1:-$(/usr/bin/python3 -c 'import json; print(json.load(open("resources/presets/icnn-ebm-1d.json"))["icnn"]["quadrature_points"])')}
+bash scripts/build.sh dev liftlab-bench-steps liftlab-bench-prox liftlab-bench-icnn \
+  liftlab-bench-gui >/dev/null
 bin=build/dev/bench
-echo "== training steps/s: LiftLab (LibTorch C++) vs PyTorch (python3-torch), same algorithm =="
-printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
-for t in 1 2; do
-  "$bin/liftlab-bench-steps" $t >/tmp/liftlab-bench-cpp.json
-  /usr/bin/python3 bench/reference_steps.py $t >/tmp/liftlab-bench-py.json
-  /usr/bin/python3 - "$t" <<'PY'
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+ratios() {  # prints method, threads, LiftLab, PyTorch, ratio for two JSON-lines files
+  /usr/bin/python3 - "$1" "$2" "$3" <<'PY'
 import json, sys
-cpp = {d["method"]: d for d in map(json.loads, open("/tmp/liftlab-bench-cpp.json"))}
-py = {d["method"]: d for d in map(json.loads, open("/tmp/liftlab-bench-py.json"))}
+cpp = {d["method"]: d for d in map(json.loads, open(sys.argv[2]))}
+py = {d["method"]: d for d in map(json.loads, open(sys.argv[3]))}
 for m in cpp:
     a, b = cpp[m]["steps_per_s"], py[m]["steps_per_s"]
     print(f"{m:<8} {sys.argv[1]:>7} {a:>14.1f} {b:>14.1f} {a / b:>8.2f}")
 PY
+}
+echo "== cf-regression training steps/s: LiftLab (LibTorch C++) vs PyTorch (python3-torch) =="
+printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
+for t in 1 2; do
+  "$bin/liftlab-bench-steps" $t >"$tmp/cpp.json"
+  /usr/bin/python3 bench/reference_steps.py $t >"$tmp/py.json"
+  ratios $t "$tmp/cpp.json" "$tmp/py.json"
+done
+echo
+echo "== icnn-ebm-1d training steps/s ($points quadrature points): LiftLab vs PyTorch =="
+printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
+for t in 1 2; do
+  "$bin/liftlab-bench-icnn" $t "$points" >"$tmp/cpp.json"
+  /usr/bin/python3 bench/reference_icnn_step.py $t "$points" >"$tmp/py.json"
+  ratios $t "$tmp/cpp.json" "$tmp/py.json"
 done
 echo
 echo "== proximal step vs gradient step (ms per step; ratio = prox / grad) =="

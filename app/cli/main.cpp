@@ -7,6 +7,8 @@
 #include <QFile>
 #include "passive_openmp.h"
 
+#include "core/allocator_tuning.h"
+
 #include <cstdio>
 
 #include "cli_commands.h"
@@ -34,6 +36,7 @@ int usage_error(const QString& msg) {
 
 int main(int argc, char** argv) {
     liftlab::ensure_passive_openmp(argv);
+    liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
     // Figures are drawn with Qt widgets; the offscreen platform needs no display.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     // Qt warns on every start when the session has no runtime folder (CI, ssh); give it one.

@@ -48,6 +48,21 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
                          s.method.c_str(), static_cast<unsigned long long>(s.seed),
                          s.status.c_str(), s.step, s.reason.c_str());
 
+    // Where every worker is: "seed 1/3 step 1200/3000" for each seed in progress.
+    std::string where;
+    char buf[96];
+    if (u.workers.size() > 1) {
+        for (const auto& w : u.workers) {
+            std::snprintf(buf, sizeof(buf), "%sseed %d/%d step %d/%d", where.empty() ? "" : " | ",
+                          w.seed_index + 1, u.num_seeds, w.step, w.total_steps);
+            where += buf;
+        }
+    } else {
+        std::snprintf(buf, sizeof(buf), "seed %d/%d step %d/%d", u.seed_index + 1, u.num_seeds,
+                      u.step, u.total_steps);
+        where = buf;
+    }
+
     const double elapsed =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     const double eta = u.fraction > 0 ? elapsed * (1 - u.fraction) / u.fraction : 0;
@@ -56,18 +71,16 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
         const int filled = static_cast<int>(std::lround(u.fraction * kWidth));
         std::string bar(filled, '#');
         bar += std::string(kWidth - filled, '.');
-        std::fprintf(out_, "\r\033[K[%s] %3.0f%%  seed %d/%d step %d/%d  eta %.0fs  test %s",
-                     bar.c_str(), 100 * u.fraction, u.seed_index + 1, u.num_seeds, u.step,
-                     u.total_steps, eta, last_test_.c_str());
+        std::fprintf(out_, "\r\033[K[%s] %3.0f%%  %s  eta %.0fs  test %s", bar.c_str(),
+                     100 * u.fraction, where.c_str(), eta, last_test_.c_str());
         std::fflush(out_);
         return;
     }
     const int decile = static_cast<int>(std::floor(u.fraction * 10 + 1e-9));
     if (decile == last_decile_) return;
     last_decile_ = decile;
-    std::fprintf(out_, "progress %3d%%  seed %d/%d step %d/%d  elapsed %.1fs  test %s\n",
-                 decile * 10, u.seed_index + 1, u.num_seeds, u.step, u.total_steps, elapsed,
-                 last_test_.c_str());
+    std::fprintf(out_, "progress %3d%%  %s  elapsed %.1fs  test %s\n", decile * 10, where.c_str(),
+                 elapsed, last_test_.c_str());
     std::fflush(out_);
 }
 

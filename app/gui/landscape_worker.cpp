@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "training/icnn_landscape.h"
+#include "worker_priority.h"
 
 namespace liftlab {
 
@@ -27,6 +28,7 @@ bool LandscapeWorker::start(const LandscapeRequest& request) {
     if (thread_) return false;
     cancel_ = false;
     auto work = [this, request] {
+        lowerCurrentThreadPriority();  // the window's thread comes first
         QVector<LandscapeSideResult> sides;
         QString error;
         bool wasCancelled = false;

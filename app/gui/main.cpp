@@ -10,6 +10,8 @@
 #include <cstdio>
 #include "passive_openmp.h"
 
+#include "core/allocator_tuning.h"
+
 #include "main_window.h"
 #include "run_view.h"
 #include "training_session.h"
@@ -23,6 +25,7 @@ constexpr int kSettleMs = 250;                // after a run: let the queued rep
 
 int main(int argc, char** argv) {
     liftlab::ensure_passive_openmp(argv);
+    liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("LiftLab"));
     QApplication::setApplicationName(QStringLiteral("LiftLab"));

@@ -241,6 +241,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     });
     connect(session_, &TrainingSession::statusChanged, this, &MainWindow::onStatus);
     connect(session_, &TrainingSession::progress, this, &MainWindow::onProgress);
+    connect(session_, &TrainingSession::workersChanged, this,
+            [this](const QStringList& workers) { workers_ = workers; });
     connect(session_, &TrainingSession::finished, this, &MainWindow::onFinished);
     connect(session_, &TrainingSession::failed, this, &MainWindow::onFailed);
 
@@ -633,6 +635,7 @@ void MainWindow::startSpec(const nlohmann::json& j, const QString& outDir, const
     view_->setLandscapeRun(QString(), {}, {});
     history_.clear();
     liveSeed_.clear();
+    liveFirstSeed_ = spec.seeds.empty() ? std::optional<quint64>() : spec.seeds.front();
     seriesNotes_.clear();
     // Legend in the spec's order, from the first tick on (a sweep's labels come as they arrive).
     if (spec.sweep.key.empty())
@@ -693,7 +696,8 @@ QString MainWindow::progressText() const {
     QString text =
         lastStep_ < 0
             ? tr("Preparing data — %1 %").arg(progressBar_->value() * 100 / kProgressScale)
-            : tr("Running — step %L1 / %L2").arg(lastStep_).arg(totalSteps_);
+        : workers_.size() > 1 ? tr("Running — %1").arg(workers_.join(QStringLiteral(", ")))
+                              : tr("Running — step %L1 / %L2").arg(lastStep_).arg(totalSteps_);
     if (!methodNotes_.isEmpty())
         text += QStringLiteral(" · ") + methodNotes_.join(QStringLiteral(" · "));
     return text;
@@ -752,7 +756,9 @@ void MainWindow::appendToPanel(const QVector<SessionPoint>& points) {
         // Live curves follow each method's first seed; a run with several seeds is shown as
         // mean ± sd from its run folder when it ends.
         auto seed = liveSeed_.find(p.method);
-        if (seed == liveSeed_.end()) seed = liveSeed_.insert(p.method, p.seed);
+        // Seeds may train in parallel: follow the spec's first seed, not whichever reports first.
+        if (seed == liveSeed_.end())
+            seed = liveSeed_.insert(p.method, liveFirstSeed_.value_or(p.seed));
         if (seed.value() != p.seed) continue;
         auto it = byMethod.find(p.method);
         if (it == byMethod.end()) {

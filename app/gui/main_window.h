@@ -11,6 +11,7 @@
 #include <QVector>
 #include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "session_values.h"
 
@@ -171,6 +172,7 @@ private:
     QString shownMetric_;
     QVector<liftlab::SessionPoint> history_;  // every point of the current run, for re-plotting
     QHash<QString, QString> seriesNotes_;
+    std::optional<quint64> liveFirstSeed_;  // the live run's first seed
     QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows     // method →
                                         // "diverged at step 12"
     QString runTitle_;
@@ -179,6 +181,7 @@ private:
     QStringList methodNotes_;  // "sgd diverged at step 12", kept for the final message
     int lastStep_ = 0;
     int totalSteps_ = 0;
+    QStringList workers_;  // each parallel worker's seed and step (TrainingSession::workersChanged)
 };
 
 }  // namespace liftlab

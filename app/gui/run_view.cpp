@@ -232,7 +232,9 @@ void RunView::addPoints(const QVector<SessionPoint>& points) {
     for (const auto& p : points) {
         if (p.metric != QLatin1String("shoulder_occupancy")) continue;
         auto& o = occupancy_[p.method];
-        if (!o.first.isEmpty() && o.first.back() == p.step) continue;  // a second seed
+        // One curve per method: a later seed's points (seeds may also arrive interleaved, when
+        // they train in parallel) never step back along it.
+        if (!o.first.isEmpty() && o.first.back() >= p.step) continue;
         o.first.push_back(p.step);
         o.second.push_back(p.value);
         touched.insert(p.method);

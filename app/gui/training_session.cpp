@@ -4,6 +4,7 @@
 #include <exception>
 
 #include "training/runner.h"
+#include "worker_priority.h"
 
 namespace liftlab {
 
@@ -54,6 +55,7 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
     // Runs on the worker. Captures copies (spec, options) and `this`, which outlives the thread
     // because the destructor waits for it.
     auto work = [this, spec, options] {
+        lowerCurrentThreadPriority();  // the window's thread comes first
         auto onProgress = [this](const ProgressUpdate& u) {
             {
                 std::lock_guard<std::mutex> lock(mutex_);
@@ -74,6 +76,13 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
                 buffer_.fraction = u.fraction;
                 buffer_.step = u.phase == "data" ? -1 : u.step;  // -1: still preparing data
                 buffer_.totalSteps = u.total_steps;
+                buffer_.workers.clear();
+                for (const auto& w : u.workers)
+                    buffer_.workers << QStringLiteral("seed %1/%2 step %L3 / %L4")
+                                           .arg(w.seed_index + 1)
+                                           .arg(u.num_seeds)
+                                           .arg(w.step)
+                                           .arg(w.total_steps);
                 buffer_.progressChanged = true;
             }
             requestDrain();
@@ -156,6 +165,7 @@ void TrainingSession::drain() {
         taken.fraction = buffer_.fraction;
         taken.step = buffer_.step;
         taken.totalSteps = buffer_.totalSteps;
+        taken.workers = buffer_.workers;
         taken.progressChanged = buffer_.progressChanged;
         buffer_.progressChanged = false;
         buffer_.drainRequested = false;
@@ -165,7 +175,10 @@ void TrainingSession::drain() {
     if (!taken.spectra.isEmpty()) Q_EMIT spectraArrived(taken.spectra);
     if (!taken.traces.isEmpty()) Q_EMIT tracesArrived(taken.traces);
     for (const auto& s : std::as_const(taken.statuses)) Q_EMIT statusChanged(s);
-    if (taken.progressChanged) Q_EMIT progress(taken.fraction, taken.step, taken.totalSteps);
+    if (taken.progressChanged) {
+        Q_EMIT workersChanged(taken.workers);
+        Q_EMIT progress(taken.fraction, taken.step, taken.totalSteps);
+    }
 }
 
 void TrainingSession::onThreadFinished() {

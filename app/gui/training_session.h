@@ -7,6 +7,7 @@
 #pragma once
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <QTimer>
 #include <QVector>
 #include <atomic>
@@ -50,6 +51,9 @@ Q_SIGNALS:
     void pausedChanged(bool paused);
     void statusChanged(const liftlab::SessionStatus& status);
     void progress(double fraction, int step, int totalSteps);
+    // Where each worker is when seeds run in parallel, e.g. "seed 2/3 step 1 200 / 3 000"; one
+    // entry per seed in progress (empty when the data is being prepared).
+    void workersChanged(const QStringList& workers);
     // status: ok | cancelled | diverged (every method diverged or failed).
     void finished(const QString& status, const QString& runDir);
     // The run could not start or broke off (bad data file, bad spec, ...).
@@ -65,6 +69,7 @@ private:
         double fraction = 0;
         int step = 0;
         int totalSteps = 0;
+        QStringList workers;
         bool progressChanged = false;
         bool drainRequested = false;
         bool done = false;

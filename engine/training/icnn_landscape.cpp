@@ -6,9 +6,12 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <stdexcept>
+#include <thread>
 
 #include "core/bounded_input.h"
+#include "core/compute_threads.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "data/dataset.h"
@@ -158,15 +161,37 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
     const torch::Tensor& own_traj = theta_space ? own.theta : own.lifted;
     const torch::Tensor center = own_traj[own_traj.size(0) - 1].clone();
 
-    // The model: the anchor's trainer on the run's data, its parameters overwritten per cell.
+    // The model: the anchor's trainer on the run's data, its parameters overwritten per cell;
+    // one copy per worker (a cell overwrites the parameters it evaluates).
     torch::NoGradGuard no_grad;
     const Dataset data = make_dataset(spec.task);
-    IcnnTrainer trainer(spec, *anchor_spec, data, seed);
-    auto lifted = trainer.lifted_parameters();
-    auto extra = trainer.extra_parameters();
-    const auto& constrained_shapes = trainer.icnn()->constrained_shapes();
-    const auto& free_shapes = trainer.icnn()->free_shapes();
-    const auto dtype = lifted.front().scalar_type();
+    struct CellModel {
+        std::unique_ptr<IcnnTrainer> trainer;
+        std::vector<torch::Tensor> lifted, extra;
+    };
+    auto make_model = [&] {
+        CellModel m;
+        {
+            std::lock_guard<std::mutex> lock(trainer_construction_mutex());
+            m.trainer = std::make_unique<IcnnTrainer>(spec, *anchor_spec, data, seed);
+        }
+        m.lifted = m.trainer->lifted_parameters();
+        m.extra = m.trainer->extra_parameters();
+        return m;
+    };
+    // Cells are split across the cores (see `batch` below); one model copy per worker.
+    const int workers =
+        std::max(1, options.workers > 0 ? options.workers
+                                        : static_cast<int>(std::thread::hardware_concurrency()));
+    std::vector<CellModel> models;
+    models.reserve(workers);  // references into models.front() stay valid
+    models.push_back(make_model());
+    IcnnTrainer& trainer = *models.front().trainer;
+    const auto constrained_shapes = trainer.icnn()->constrained_shapes();
+    const auto free_shapes = trainer.icnn()->free_shapes();
+    const auto dtype = models.front().lifted.front().scalar_type();
+    auto& extra = models.front().extra;
+    auto& lifted = models.front().lifted;
 
     ParameterLayout layout;
     if (theta_space) {
@@ -229,18 +254,19 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
     out.cache_path = run_dir + "/landscapes/" + options.space + "_" + safe(anchor) + "_seed" +
                      std::to_string(seed) + "_" + dirs.kind + "_" + std::to_string(n) + ".json";
 
-    // The loss of one flat parameter vector (float64, length P).
-    auto loss_of = [&](const torch::Tensor& p) -> double {
+    // The loss of one flat parameter vector (float64, length P) on one model copy.
+    auto loss_on = [&](CellModel& m, const torch::Tensor& p) -> double {
         std::vector<torch::Tensor> theta;
         if (theta_space) {
-            theta = split_theta(p, constrained_shapes, free_shapes, extra, dtype);
+            theta = split_theta(p, constrained_shapes, free_shapes, m.extra, dtype);
         } else {
-            load_flat(p, lifted);
-            theta = trainer.icnn()->strategy().readout(trainer.reference_pre_readout());
+            load_flat(p, m.lifted);
+            theta = m.trainer->icnn()->strategy().readout(m.trainer->reference_pre_readout());
         }
-        const double v = trainer.nll_with_weights(x_eval, theta).item<double>();
+        const double v = m.trainer->nll_with_weights(x_eval, theta).item<double>();
         return std::isfinite(v) ? v : std::nan("");
     };
+    auto loss_of = [&](const torch::Tensor& p) { return loss_on(models.front(), p); };
     out.center_loss = loss_of(center);
 
     if (options.use_cache || options.cache_only) {
@@ -252,13 +278,38 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
         }
         if (options.cache_only) return out;
     }
+    // Worker w takes cells w, w + W, … of each batch on its own model copy, single-threaded, so
+    // every cell is computed exactly as on one worker.
+    while (static_cast<int>(models.size()) < workers) models.push_back(make_model());
     const BatchLoss batch = [&](const torch::Tensor& params) {
-        auto losses = torch::empty({params.size(0)}, torch::kFloat64);
-        for (int64_t c = 0; c < params.size(0); ++c) losses[c] = loss_of(params[c]);
-        return losses;
+        const int64_t cells = params.size(0);
+        std::vector<double> losses(cells);
+        const int used = static_cast<int>(std::min<int64_t>(workers, cells));
+        if (used <= 1) {
+            for (int64_t c = 0; c < cells; ++c) losses[c] = loss_of(params[c]);
+        } else {
+            std::vector<std::thread> pool;
+            for (int w = 0; w < used; ++w)
+                pool.emplace_back([&, w] {
+                    torch::NoGradGuard worker_no_grad;  // grad mode is per thread
+                    torch::set_num_threads(1);
+                    for (int64_t c = w; c < cells; c += used)
+                        losses[c] = loss_on(models[w], params[c]);
+                });
+            for (auto& t : pool) t.join();
+        }
+        return torch::tensor(losses, torch::kFloat64);
     };
-    out.grid =
-        compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch, progress);
+    const int previous_threads = torch::get_num_threads();
+    if (workers > 1) set_compute_threads(1);  // OpenBLAS's pool is process-wide
+    try {
+        out.grid =
+            compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch, progress);
+    } catch (...) {
+        if (workers > 1) set_compute_threads(previous_threads);
+        throw;
+    }
+    if (workers > 1) set_compute_threads(previous_threads);
     save_landscape(out.cache_path, key, out.grid, dirs.kind, out.trajectories);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

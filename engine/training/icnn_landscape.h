@@ -34,6 +34,9 @@ struct RunLandscapeOptions {
     uint64_t direction_seed = 0;     // "random" directions
     int64_t eval_samples = 4096;     // test rows the loss is averaged over (the first ones)
     int cells_per_batch = 16;
+    // Cells of a batch are split across this many workers, each with its own copy of the model
+    // and single-threaded, so the grid is the same for any worker count; 0 = one per core.
+    int workers = 0;
     double margin = 0.25;  // range_covering margin around the trajectories
     bool use_cache = true;
     bool cache_only = false;  // never compute: a cache miss returns an empty grid (n_alpha = 0)

@@ -53,6 +53,15 @@ struct MethodStatus {
     std::string reason;  // human-readable detail for diverged/failed
 };
 
+// Where one parallel worker is (runs of several seeds go on the available cores at once).
+struct WorkerProgress {
+    int seed_index = 0;
+    std::uint64_t seed = 0;
+    std::string sweep_label;
+    int step = 0;  // steps done of total_steps
+    int total_steps = 0;
+};
+
 struct ProgressUpdate {
     // "data" while the data set is prepared (only `fraction` is meaningful), then "train".
     std::string phase = "train";
@@ -67,6 +76,9 @@ struct ProgressUpdate {
     std::vector<SpectrumPoint> spectra;  // new since the previous update
     std::vector<TracePoint> traces;      // new since the previous update
     std::vector<MethodStatus> statuses;  // changes since the previous update
+    // Every seed in progress at the time of the update, one per worker (one entry when the seeds
+    // run one after another). step/seed/seed_index above are the reporting worker's.
+    std::vector<WorkerProgress> workers;
 };
 
 // Return false to cancel the run (it stops at the next step; the run folder stays readable).

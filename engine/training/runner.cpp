@@ -2,13 +2,16 @@
 
 #include <torch/torch.h>
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
+#include "core/compute_threads.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "core/version.h"
@@ -75,15 +78,14 @@ void write_trajectory(const RunStore& store, Slot& s) {
     s.trajectory_dirty = false;
 }
 
-// Appends the dwells completed since the last call to dwells.csv.
-void write_new_dwells(RunStore& store, Slot& s) {
+// The dwells completed since the last call (they go to dwells.csv, in unit order).
+std::vector<int64_t> take_new_dwells(Slot& s) {
     const auto dwells = s.trainer->dwell_times();
-    if (dwells.size() <= s.dwells_written) return;
-    store.append_dwells(
-        s.summary.method, s.summary.seed,
-        std::vector<int64_t>(dwells.begin() + static_cast<std::ptrdiff_t>(s.dwells_written),
-                             dwells.end()));
+    if (dwells.size() <= s.dwells_written) return {};
+    std::vector<int64_t> out(dwells.begin() + static_cast<std::ptrdiff_t>(s.dwells_written),
+                             dwells.end());
     s.dwells_written = dwells.size();
+    return out;
 }
 
 nlohmann::json summary_json(const std::string& status, const std::vector<MethodRunSummary>& runs,
@@ -124,12 +126,387 @@ Probes make_probes(const ExperimentSpec& spec, const Dataset& data) {
     return p;
 }
 
+// Where the runs of one sub-spec (one sweep value) send their output. Seeds may run on several
+// workers at once; each (sweep value, seed) is a unit, numbered in the sequential order. Progress
+// goes out at once from any worker, one call at a time; run-folder writes go out in unit order
+// (a later unit's rows wait until the earlier units are done), so metrics.csv, dwells.csv and
+// summary.json come out byte for byte as a sequential run writes them.
+class RunReporter {
+public:
+    RunReporter(RunStore* store, const ProgressCallback& on_progress, std::atomic<bool>& cancelled,
+                double total_units)
+        : store_(store), on_progress_(on_progress), cancelled_(cancelled), total_(total_units) {}
+
+    // Units first_unit … first_unit + count − 1 are about to run (each `steps` long).
+    void begin_units(int first_unit, int count) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        next_to_commit_ = first_unit;
+        for (int u = first_unit; u < first_unit + count; ++u) pending_[u];
+    }
+
+    void started(int unit, const WorkerProgress& w) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        running_[unit] = w;
+    }
+
+    // Reports one update of `unit`: store writes (in unit order) and the progress callback.
+    // Returns false when the run is cancelled.
+    bool report(int unit, ProgressUpdate& u) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it = running_.find(unit);
+        if (it != running_.end()) {
+            done_steps_ += u.step - it->second.step;
+            it->second.step = u.step;
+        }
+        if (store_ && (!u.points.empty() || !u.spectra.empty() || !u.traces.empty())) {
+            auto points = u.points;
+            auto spectra = u.spectra;
+            auto traces = u.traces;
+            write_in_order(unit, [points = std::move(points), spectra = std::move(spectra),
+                                  traces = std::move(traces)](RunStore& store) {
+                store.append_metrics(points);
+                store.append_spectra(spectra);
+                store.append_traces(traces);
+            });
+        }
+        u.fraction = done_steps_ / total_;
+        u.workers.clear();
+        for (const auto& [k, w] : running_) u.workers.push_back(w);
+        if (on_progress_ && !on_progress_(u)) cancelled_ = true;
+        return !cancelled_.load();
+    }
+
+    // The final statuses of a unit: no rows, and the callback cannot cancel any more.
+    void report_statuses(int unit, ProgressUpdate& u) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        u.workers.clear();
+        for (const auto& [k, w] : running_) u.workers.push_back(w);
+        if (on_progress_) on_progress_(u);
+    }
+
+    // A store write to a file of its own: at once (one writer at a time).
+    void write_now(const std::function<void(RunStore&)>& write) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (store_) write(*store_);
+    }
+
+    // A store write that must keep the sequential order (e.g. appending to a shared file).
+    void write_in_order(int unit, std::function<void(RunStore&)> write) {
+        if (!store_) return;
+        if (unit == next_to_commit_)
+            write(*store_);
+        else
+            pending_[unit].writes.push_back(std::move(write));
+    }
+
+    void write_ordered(int unit, std::function<void(RunStore&)> write) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        write_in_order(unit, std::move(write));
+    }
+
+    // The unit is finished: its runs join the summary, and the next units' waiting writes go out.
+    void finished(int unit, std::vector<MethodRunSummary> runs) {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto it_run = running_.find(unit);
+        if (it_run != running_.end()) {
+            done_steps_ += it_run->second.total_steps - it_run->second.step;
+            running_.erase(it_run);
+        }
+        pending_[unit].done = true;
+        pending_[unit].runs = std::move(runs);
+        while (true) {
+            auto it = pending_.find(next_to_commit_);
+            if (it == pending_.end() || !it->second.done) break;
+            for (auto& r : it->second.runs) runs_.push_back(std::move(r));
+            pending_.erase(it);
+            ++next_to_commit_;
+            auto next = pending_.find(next_to_commit_);
+            if (next == pending_.end() || !store_) continue;
+            for (auto& w : next->second.writes) w(*store_);
+            next->second.writes.clear();
+        }
+        if (store_)
+            store_->write_json("summary.json",
+                               summary_json(cancelled_ ? "cancelled" : "running", runs_));
+    }
+
+    std::vector<MethodRunSummary> take_runs() { return std::move(runs_); }
+
+private:
+    struct Pending {
+        std::vector<std::function<void(RunStore&)>> writes;
+        bool done = false;
+        std::vector<MethodRunSummary> runs;
+    };
+    std::mutex mutex_;  // every member below is guarded by it
+    RunStore* store_;
+    const ProgressCallback& on_progress_;
+    std::atomic<bool>& cancelled_;
+    double total_;
+    double done_steps_ = 0;
+    int next_to_commit_ = 0;
+    std::map<int, Pending> pending_;
+    std::map<int, WorkerProgress> running_;
+    std::vector<MethodRunSummary> runs_;
+};
+
+// One seed of one sub-spec: every method of the spec on identical data and seed, step by step.
+// `method_threads` > 1: the methods train on that many threads (see train_chunk).
+void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::string& sweep_value,
+              int unit, int si, int num_seeds, int method_threads, const Dataset& data,
+              const Probes& probes, const RunOptions& options, RunReporter& reporter,
+              std::atomic<bool>& cancelled) {
+    const std::uint64_t seed = spec.seeds[si];
+    std::vector<Slot> slots;
+    {
+        std::lock_guard<std::mutex> lock(trainer_construction_mutex());
+        for (const auto& m : spec.methods) {
+            Slot s;
+            s.trainer = make_trainer(spec, m, data, seed);
+            s.summary.method = m.label + suffix;
+            s.summary.name = m.name;
+            s.summary.sweep_value = sweep_value;
+            s.summary.seed = seed;
+            s.summary.batch_size = spec.batch_size;
+            s.summary.status = "running";
+            if (spec.diagnostics.checkpoint_every > 0) record_checkpoint(s, 0);
+            slots.push_back(std::move(s));
+        }
+    }
+    reporter.started(unit, {si, seed, suffix, 0, spec.steps});
+
+    ProgressUpdate update;
+    update.seed = seed;
+    update.seed_index = si;
+    update.num_seeds = num_seeds;
+    update.total_steps = spec.steps;
+    update.sweep_label = suffix;
+
+    auto finish_slot = [&](Slot& s, const std::string& status, int step,
+                           const std::string& reason) {
+        s.active = false;
+        s.summary.status = status;
+        s.summary.steps_done = step;
+        s.summary.reason = reason;
+        update.statuses.push_back({s.summary.method, seed, status, step, reason});
+    };
+    auto every = [](int step, int n) { return n > 0 && step % n == 0; };
+
+    // One training step of one method; a failure or divergence comes back as (status, reason).
+    using Ending = std::optional<std::pair<std::string, std::string>>;
+    auto train_slot = [&](Slot& s, int step) -> Ending {
+        double loss;
+        try {
+            loss = s.trainer->step();
+        } catch (const std::exception& e) {
+            return std::make_pair(std::string("failed"), std::string(e.what()));
+        }
+        if (s.first_loss < 0 && std::isfinite(loss)) s.first_loss = std::max(loss, 1e-12);
+        if (!std::isfinite(loss) ||
+            (s.first_loss > 0 && loss > spec.divergence_factor * s.first_loss))
+            return std::make_pair(std::string("diverged"), "training loss " + std::to_string(loss) +
+                                                               " at step " + std::to_string(step));
+        s.loss_sum += loss;
+        ++s.loss_count;
+        return std::nullopt;
+    };
+    // The next step at which the runner looks at every method (log, diagnostics, checkpoint).
+    auto next_sync_step = [&](int step) {
+        for (;; ++step)
+            if (step % spec.log_every == 0 || step == spec.steps ||
+                every(step, spec.diagnostics.spectrum_every) ||
+                every(step, spec.diagnostics.one_step_every) ||
+                every(step, spec.diagnostics.checkpoint_every))
+                return step;
+    };
+    // Methods on several threads: between two sync steps every method trains on its own (they
+    // share nothing but the read-only data), group g taking methods g, g + G, …, each thread
+    // single-threaded; statuses are applied afterwards in method order, so everything the runner
+    // records is what the one-thread run records.
+    const int groups = std::min<int>(method_threads, static_cast<int>(slots.size()));
+    const int caller_threads = torch::get_num_threads();
+    if (groups > 1) set_compute_threads(1);
+    auto train_chunk = [&](int first, int last) {
+        std::vector<Ending> ended(slots.size());
+        std::vector<int> ended_at(slots.size(), 0);
+        std::atomic<bool> stopped{false};
+        auto run_group = [&](int g) {
+            for (int t = first; t <= last && !stopped; ++t) {
+                if (options.before_step) options.before_step();
+                if ((options.stop && options.stop->load()) || cancelled.load()) {
+                    stopped = true;
+                    break;
+                }
+                for (size_t i = g; i < slots.size(); i += groups) {
+                    if (!slots[i].active || ended[i]) continue;
+                    if ((ended[i] = train_slot(slots[i], t))) ended_at[i] = t;
+                }
+            }
+        };
+        std::vector<std::thread> pool;
+        for (int g = 1; g < groups; ++g)
+            pool.emplace_back([&, g] {
+                torch::set_num_threads(1);
+                run_group(g);
+            });
+        run_group(0);
+        for (auto& t : pool) t.join();
+        for (size_t i = 0; i < slots.size(); ++i)
+            if (ended[i]) finish_slot(slots[i], ended[i]->first, ended_at[i], ended[i]->second);
+        return !stopped.load();
+    };
+
+    for (int step = 1; step <= spec.steps; ++step) {
+        if (groups > 1) {
+            const int last = next_sync_step(step);
+            if (!train_chunk(step, last)) {
+                cancelled = true;
+                break;
+            }
+            step = last;
+        } else {
+            if (options.before_step) options.before_step();
+            if ((options.stop && options.stop->load()) || cancelled.load()) {
+                cancelled = true;
+                break;
+            }
+            for (auto& s : slots) {
+                if (!s.active) continue;
+                if (const auto ending = train_slot(s, step))
+                    finish_slot(s, ending->first, step, ending->second);
+            }
+        }
+
+        const bool log_now = step % spec.log_every == 0 || step == spec.steps;
+        const bool spectrum_now = every(step, spec.diagnostics.spectrum_every) ||
+                                  (step == spec.steps && spec.diagnostics.spectrum_every > 0);
+        const bool gain_now = every(step, spec.diagnostics.one_step_every);
+        if (every(step, spec.diagnostics.checkpoint_every) ||
+            (step == spec.steps && spec.diagnostics.checkpoint_every > 0))
+            for (auto& s : slots)
+                if (s.active) record_checkpoint(s, step);
+        if (!log_now && !spectrum_now && !gain_now) {
+            // A divergence is reported at once, not at the next log point.
+            if (!update.statuses.empty()) {
+                update.step = step;
+                const bool go_on = reporter.report(unit, update);
+                update.statuses.clear();
+                if (!go_on) break;
+            }
+            continue;
+        }
+        for (auto& s : slots) {
+            if (!s.active) continue;
+            const std::string& label = s.summary.method;
+            auto& fm = s.summary.final_metrics;
+            auto emit = [&](const std::string& metric, double value) {
+                fm[metric] = value;
+                update.points.push_back({step, label, seed, metric, value});
+            };
+            if (log_now) {
+                if (!s.trainer->parameters_finite()) {
+                    finish_slot(s, "diverged", step, "non-finite parameters");
+                    continue;
+                }
+                const auto test = s.trainer->evaluate_test();
+                if (!std::isfinite(test.at("test_loss"))) {
+                    finish_slot(s, "diverged", step, "non-finite test loss");
+                    continue;
+                }
+                emit("train_loss", s.loss_count ? s.loss_sum / s.loss_count : NAN);
+                s.loss_sum = 0;
+                s.loss_count = 0;
+                for (const auto& [k, v] : test) emit(k, v);
+                if (spec.diagnostics.train_set_loss)
+                    emit("train_set_loss", s.trainer->train_set_loss());
+                emit("time_s", s.trainer->step_seconds());
+                for (const auto& t : s.trainer->drain_traces())
+                    update.traces.push_back({t.step, label, seed, t.coordinate, t.value});
+                if (s.trainer->closed_form())
+                    emit("solve_fraction",
+                         s.trainer->solve_seconds() / std::max(1e-12, s.trainer->step_seconds()));
+                s.summary.steps_done = step;
+            }
+            try {
+                const bool has_head = s.trainer->last_layer().defined();
+                if (spectrum_now && has_head) {
+                    const auto sp = feature_spectrum(s.trainer->flat_features(probes.spectrum_x));
+                    emit("kappa", sp.kappa);
+                    emit("eff_rank", sp.effective_rank);
+                    update.spectra.push_back({step, label, seed, sp.singular_values});
+                }
+                if (gain_now && has_head) {
+                    // From the method's current W, with its own λ (a tiny ridge for gradient
+                    // heads so that the problem is well posed).
+                    const auto phi = with_bias_column(s.trainer->flat_features(probes.batch_x));
+                    const double lam = std::max(s.trainer->regulariser(), 1e-6);
+                    const auto g = one_step_gain(phi, flatten_rows(probes.batch_y),
+                                                 s.trainer->last_layer(), lam);
+                    emit("one_step_gain", g.gain);
+                    emit("one_step_kappa", g.kappa);
+                }
+            } catch (const std::exception& e) {
+                // A diagnostic that cannot be computed does not stop training.
+            }
+        }
+        update.step = step;
+        if (step == spec.steps) {
+            // Diagnostics of the final iterate (σ²_Jac, dwell statistics).
+            for (auto& s : slots) {
+                if (!s.active) continue;
+                try {
+                    for (const auto& [k, v] : s.trainer->final_diagnostics()) {
+                        s.summary.final_metrics[k] = v;
+                        update.points.push_back({step, s.summary.method, seed, k, v});
+                    }
+                } catch (const std::exception&) {
+                    // A diagnostic that cannot be computed does not fail the run.
+                }
+            }
+        }
+        const bool go_on = reporter.report(unit, update);
+        update.points.clear();
+        update.spectra.clear();
+        update.traces.clear();
+        update.statuses.clear();
+        if (log_now && !options.out_dir.empty())  // ICNN checkpoints and dwells: lost at most
+            for (auto& s : slots) {               // one log interval on a kill
+                reporter.write_now([&s](RunStore& store) { write_trajectory(store, s); });
+                reporter.write_ordered(unit, [label = s.summary.method, seed,
+                                              dwells = take_new_dwells(s)](RunStore& store) {
+                    if (!dwells.empty()) store.append_dwells(label, seed, dwells);
+                });
+            }
+        if (!go_on) break;
+    }
+
+    std::vector<MethodRunSummary> runs;
+    for (auto& s : slots) {
+        if (s.active) {
+            s.summary.status = cancelled ? "cancelled" : "ok";
+            update.statuses.push_back(
+                {s.summary.method, seed, s.summary.status, s.summary.steps_done, ""});
+        }
+        runs.push_back(s.summary);
+        if (!options.out_dir.empty()) {
+            // Own file per method and seed: written at once; dwells.csv is shared: in order.
+            reporter.write_now([&s](RunStore& store) { write_trajectory(store, s); });
+            reporter.write_ordered(unit, [label = s.summary.method, seed,
+                                          dwells = take_new_dwells(s)](RunStore& store) {
+                if (!dwells.empty()) store.append_dwells(label, seed, dwells);
+            });
+        }
+    }
+    if (groups > 1) set_compute_threads(caller_threads);
+    if (!update.statuses.empty()) reporter.report_statuses(unit, update);
+    reporter.finished(unit, std::move(runs));
+}
+
 // What outlives run_in_folder when it throws, so that run_experiment can close the run folder as
-// `failed`: the store, the result so far and the slots of the seed in progress.
+// `failed`: the store and the runs finished so far.
 struct RunState {
     std::optional<RunStore> store;  // set once the run folder exists
     RunResult result;
-    std::vector<Slot> slots;  // the seed in progress (empty between seeds)
 };
 
 RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& options,
@@ -146,20 +523,9 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
         // Once a run folder exists, whatever goes wrong (a write error, a model that cannot be
         // built, out of memory) ends it as `failed` with the reason, never leaves it `running`.
         if (!state.store) throw;
-        auto runs = state.result.runs;
-        for (auto& s : state.slots) {
-            const bool listed = std::any_of(runs.begin(), runs.end(), [&](const auto& r) {
-                return r.method == s.summary.method && r.seed == s.summary.seed;
-            });
-            if (listed) continue;
-            if (s.summary.status == "running") {
-                s.summary.status = "failed";
-                s.summary.reason = e.what();
-            }
-            runs.push_back(s.summary);
-        }
         try {
-            state.store->write_json("summary.json", summary_json("failed", runs, e.what()));
+            state.store->write_json("summary.json",
+                                    summary_json("failed", state.result.runs, e.what()));
         } catch (const std::exception&) {
             // The folder cannot take even the summary; the caller reports the first error.
         }
@@ -171,7 +537,7 @@ namespace {
 
 RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& options,
                         const ProgressCallback& on_progress, RunState& state) {
-    torch::set_num_threads(top_spec.threads);
+    set_compute_threads(top_spec.threads);
     const auto sub_specs = expand_sweep(top_spec);
 
     std::optional<RunStore>& store = state.store;
@@ -229,214 +595,66 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
         store->write_json("summary.json", summary_json("running", {}));
     }
 
-    bool cancelled = false;
+    std::atomic<bool> cancelled{false};
     const int num_seeds = static_cast<int>(top_spec.seeds.size());
     const int num_sub = static_cast<int>(sub_specs.size());
     const double total_units = static_cast<double>(num_sub) * num_seeds * top_spec.steps;
-    for (int vi = 0; vi < num_sub && !cancelled; ++vi) {
-        const auto& [suffix, spec] = sub_specs[vi];
-        try {
-            load_data(spec);
-        } catch (const DataCancelled&) {
-            cancelled = true;
-            break;
-        }
-        const Probes probes = make_probes(spec, *data);
-        const std::string sweep_value =
-            top_spec.sweep.key.empty() ? "" : top_spec.sweep.values[vi].dump();
-
-        for (int si = 0; si < num_seeds && !cancelled; ++si) {
-            const std::uint64_t seed = spec.seeds[si];
-            std::vector<Slot>& slots = state.slots;  // read by run_experiment on a throw
-            slots.clear();
-            for (const auto& m : spec.methods) {
-                Slot s;
-                s.trainer = make_trainer(spec, m, *data, seed);
-                s.summary.method = m.label + suffix;
-                s.summary.name = m.name;
-                s.summary.sweep_value = sweep_value;
-                s.summary.seed = seed;
-                s.summary.batch_size = spec.batch_size;
-                s.summary.status = "running";
-                if (spec.diagnostics.checkpoint_every > 0) record_checkpoint(s, 0);
-                slots.push_back(std::move(s));
+    RunReporter reporter(store ? &*store : nullptr, on_progress, cancelled, total_units);
+    try {
+        for (int vi = 0; vi < num_sub && !cancelled; ++vi) {
+            const auto& [suffix, spec] = sub_specs[vi];
+            try {
+                load_data(spec);
+            } catch (const DataCancelled&) {
+                cancelled = true;
+                break;
             }
-
-            ProgressUpdate update;
-            update.seed = seed;
-            update.seed_index = si;
-            update.num_seeds = num_seeds;
-            update.total_steps = spec.steps;
-            update.sweep_label = suffix;
-
-            auto finish_slot = [&](Slot& s, const std::string& status, int step,
-                                   const std::string& reason) {
-                s.active = false;
-                s.summary.status = status;
-                s.summary.steps_done = step;
-                s.summary.reason = reason;
-                update.statuses.push_back({s.summary.method, seed, status, step, reason});
+            const Probes probes = make_probes(spec, *data);
+            const std::string sweep_value =
+                top_spec.sweep.key.empty() ? "" : top_spec.sweep.values[vi].dump();
+            reporter.begin_units(vi * num_seeds, num_seeds);
+            // Seeds on the available cores, each worker single-threaded: a seed's results do not
+            // depend on which worker runs it, so they match a `threads: 1` run bit for bit. One
+            // seed: its methods share the cores instead (same guarantee).
+            const int workers = std::min(top_spec.threads, num_seeds);
+            const int method_threads = num_seeds == 1 ? top_spec.threads : 1;
+            auto run_unit = [&](int si) {
+                run_seed(spec, suffix, sweep_value, vi * num_seeds + si, si, num_seeds,
+                         method_threads, *data, probes, options, reporter, cancelled);
             };
-            auto every = [](int step, int n) { return n > 0 && step % n == 0; };
 
-            for (int step = 1; step <= spec.steps; ++step) {
-                if (options.before_step) options.before_step();
-                if (options.stop && options.stop->load()) {
-                    cancelled = true;
-                    break;
-                }
-                for (auto& s : slots) {
-                    if (!s.active) continue;
-                    double loss;
-                    try {
-                        loss = s.trainer->step();
-                    } catch (const std::exception& e) {
-                        finish_slot(s, "failed", step, e.what());
-                        continue;
-                    }
-                    if (s.first_loss < 0 && std::isfinite(loss))
-                        s.first_loss = std::max(loss, 1e-12);
-                    if (!std::isfinite(loss) ||
-                        (s.first_loss > 0 && loss > spec.divergence_factor * s.first_loss)) {
-                        finish_slot(s, "diverged", step,
-                                    "training loss " + std::to_string(loss) + " at step " +
-                                        std::to_string(step));
-                        continue;
-                    }
-                    s.loss_sum += loss;
-                    ++s.loss_count;
-                }
-
-                const bool log_now = step % spec.log_every == 0 || step == spec.steps;
-                const bool spectrum_now =
-                    every(step, spec.diagnostics.spectrum_every) ||
-                    (step == spec.steps && spec.diagnostics.spectrum_every > 0);
-                const bool gain_now = every(step, spec.diagnostics.one_step_every);
-                if (every(step, spec.diagnostics.checkpoint_every) ||
-                    (step == spec.steps && spec.diagnostics.checkpoint_every > 0))
-                    for (auto& s : slots)
-                        if (s.active) record_checkpoint(s, step);
-                if (!log_now && !spectrum_now && !gain_now) {
-                    // A divergence is reported at once, not at the next log point.
-                    if (!update.statuses.empty() && on_progress) {
-                        update.step = step;
-                        if (!on_progress(update)) cancelled = true;
-                        update.statuses.clear();
-                        if (cancelled) break;
-                    }
-                    continue;
-                }
-                for (auto& s : slots) {
-                    if (!s.active) continue;
-                    const std::string& label = s.summary.method;
-                    auto& fm = s.summary.final_metrics;
-                    auto emit = [&](const std::string& metric, double value) {
-                        fm[metric] = value;
-                        update.points.push_back({step, label, seed, metric, value});
-                    };
-                    if (log_now) {
-                        if (!s.trainer->parameters_finite()) {
-                            finish_slot(s, "diverged", step, "non-finite parameters");
-                            continue;
-                        }
-                        const auto test = s.trainer->evaluate_test();
-                        if (!std::isfinite(test.at("test_loss"))) {
-                            finish_slot(s, "diverged", step, "non-finite test loss");
-                            continue;
-                        }
-                        emit("train_loss", s.loss_count ? s.loss_sum / s.loss_count : NAN);
-                        s.loss_sum = 0;
-                        s.loss_count = 0;
-                        for (const auto& [k, v] : test) emit(k, v);
-                        if (spec.diagnostics.train_set_loss)
-                            emit("train_set_loss", s.trainer->train_set_loss());
-                        emit("time_s", s.trainer->step_seconds());
-                        for (const auto& t : s.trainer->drain_traces())
-                            update.traces.push_back({t.step, label, seed, t.coordinate, t.value});
-                        if (s.trainer->closed_form())
-                            emit("solve_fraction", s.trainer->solve_seconds() /
-                                                       std::max(1e-12, s.trainer->step_seconds()));
-                        s.summary.steps_done = step;
-                    }
-                    try {
-                        const bool has_head = s.trainer->last_layer().defined();
-                        if (spectrum_now && has_head) {
-                            const auto sp =
-                                feature_spectrum(s.trainer->flat_features(probes.spectrum_x));
-                            emit("kappa", sp.kappa);
-                            emit("eff_rank", sp.effective_rank);
-                            update.spectra.push_back({step, label, seed, sp.singular_values});
-                        }
-                        if (gain_now && has_head) {
-                            // From the method's current W, with its own λ (a tiny ridge for
-                            // gradient heads so that the problem is well posed).
-                            const auto phi =
-                                with_bias_column(s.trainer->flat_features(probes.batch_x));
-                            const double lam = std::max(s.trainer->regulariser(), 1e-6);
-                            const auto g = one_step_gain(phi, flatten_rows(probes.batch_y),
-                                                         s.trainer->last_layer(), lam);
-                            emit("one_step_gain", g.gain);
-                            emit("one_step_kappa", g.kappa);
-                        }
-                    } catch (const std::exception& e) {
-                        // A diagnostic that cannot be computed does not stop training.
-                    }
-                }
-                update.step = step;
-                update.fraction =
-                    ((vi * num_seeds + si) * static_cast<double>(spec.steps) + step) / total_units;
-                if (step == spec.steps) {
-                    // Diagnostics of the final iterate (σ²_Jac, dwell statistics).
-                    for (auto& s : slots) {
-                        if (!s.active) continue;
+            if (workers <= 1) {
+                for (int si = 0; si < num_seeds && !cancelled; ++si) run_unit(si);
+                continue;
+            }
+            set_compute_threads(1);
+            std::atomic<int> next_seed{0};
+            std::exception_ptr error;
+            std::mutex error_mutex;
+            std::vector<std::thread> pool;
+            for (int w = 0; w < workers; ++w)
+                pool.emplace_back([&] {
+                    torch::set_num_threads(1);  // this thread's intra-op pool
+                    for (int si = next_seed++; si < num_seeds && !cancelled; si = next_seed++) {
                         try {
-                            for (const auto& [k, v] : s.trainer->final_diagnostics()) {
-                                s.summary.final_metrics[k] = v;
-                                update.points.push_back({step, s.summary.method, seed, k, v});
-                            }
-                        } catch (const std::exception&) {
-                            // A diagnostic that cannot be computed does not fail the run.
+                            run_unit(si);
+                        } catch (...) {
+                            std::lock_guard<std::mutex> lock(error_mutex);
+                            if (!error) error = std::current_exception();
+                            cancelled = true;
                         }
                     }
-                }
-                if (store) {
-                    store->append_metrics(update.points);
-                    store->append_spectra(update.spectra);
-                    store->append_traces(update.traces);
-                    if (log_now)  // ICNN checkpoints and dwells: lost at most one log interval
-                        for (auto& s : slots) {
-                            write_trajectory(*store, s);
-                            write_new_dwells(*store, s);
-                        }
-                }
-                if (on_progress && !on_progress(update)) cancelled = true;
-                update.points.clear();
-                update.spectra.clear();
-                update.traces.clear();
-                update.statuses.clear();
-                if (cancelled) break;
-            }
-
-            for (auto& s : slots) {
-                if (s.active) {
-                    s.summary.status = cancelled ? "cancelled" : "ok";
-                    update.statuses.push_back(
-                        {s.summary.method, seed, s.summary.status, s.summary.steps_done, ""});
-                }
-                if (store) {
-                    write_trajectory(*store, s);
-                    write_new_dwells(*store, s);
-                }
-                result.runs.push_back(s.summary);
-            }
-            slots.clear();
-            if (on_progress && !update.statuses.empty()) on_progress(update);
-            if (store)
-                store->write_json("summary.json",
-                                  summary_json(cancelled ? "cancelled" : "running", result.runs));
+                });
+            for (auto& t : pool) t.join();
+            set_compute_threads(top_spec.threads);
+            if (error) std::rethrow_exception(error);
         }
-    }
 
+    } catch (...) {
+        result.runs = reporter.take_runs();  // the failed summary lists what finished
+        throw;
+    }
+    result.runs = reporter.take_runs();
     bool any_ok = false;
     for (const auto& r : result.runs)
         any_ok = any_ok || r.status == "ok" || r.status == "cancelled";

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -55,5 +56,10 @@ public:
 // order and the same initialisation, so methods are comparable.
 std::unique_ptr<Trainer> make_trainer(const ExperimentSpec& spec, const MethodSpec& method,
                                       const Dataset& data, std::uint64_t seed);
+
+// Trainers seed LibTorch's global generator and draw their initial weights from it. Whoever builds
+// trainers while other threads may do the same (parallel seeds, a landscape beside a run) holds
+// this lock, so every initialisation is the one a single-threaded program gets.
+std::mutex& trainer_construction_mutex();
 
 }  // namespace liftlab

@@ -16,4 +16,9 @@ std::unique_ptr<Trainer> make_trainer(const ExperimentSpec& spec, const MethodSp
     return std::make_unique<MethodTrainer>(spec, method, data, seed);
 }
 
+std::mutex& trainer_construction_mutex() {
+    static std::mutex m;
+    return m;
+}
+
 }  // namespace liftlab

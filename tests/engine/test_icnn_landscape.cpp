@@ -136,6 +136,28 @@ TEST_F(IcnnLandscapeTest, CacheReturnsTheSameGridAndCancelWritesNothing) {
     EXPECT_FALSE(run_landscape(run_dir_, o).from_cache);
 }
 
+TEST_F(IcnnLandscapeTest, CellsSplitAcrossWorkersGiveTheSameGridBitForBit) {
+    // Each worker has its own model copy and one thread, so the worker count cannot change a cell.
+    for (const std::string space : {"theta", "lifted"}) {
+        RunLandscapeOptions o;
+        o.space = space;
+        o.method = "lifter";
+        o.grid = 5;
+        o.cells_per_batch = 7;  // batches that do not divide evenly between workers
+        o.use_cache = false;
+        o.workers = 1;
+        const int threads = torch::get_num_threads();
+        torch::set_num_threads(1);  // one worker, one thread: the reference
+        const auto one = run_landscape(run_dir_, o);
+        torch::set_num_threads(threads);
+        o.workers = 3;
+        const auto three = run_landscape(run_dir_, o);
+        ASSERT_EQ(one.grid.loss.size(), 25u) << space;
+        EXPECT_EQ(one.grid.loss, three.grid.loss) << space;
+        EXPECT_EQ(torch::get_num_threads(), threads) << "the caller's thread count is restored";
+    }
+}
+
 TEST_F(IcnnLandscapeTest, BadOptionsAreNamed) {
     RunLandscapeOptions o;
     o.space = "phi";

@@ -122,3 +122,19 @@ TEST(ProximalSolve, AcceptsFloat32InputsAndComputesInFloat64) {
     auto w64 = solve_proximal(phi.to(torch::kFloat64), y.to(torch::kFloat64), 0.5).w;
     EXPECT_LT(relative_error(w, w64), 1e-12);
 }
+
+TEST(ProximalSolve, StridedInputsGiveTheSameSolutionOnBothPaths) {
+    // The solve reads raw memory (BLAS/LAPACK): transposed views must be made contiguous first.
+    torch::manual_seed(611);
+    for (int64_t n : {12, 90}) {
+        const int64_t d = 30, k = 3;
+        auto phi = torch::randn({d, n}, kF64).t();  // n × d, column-major in memory
+        auto y = torch::randn({k, n}, kF64).t();
+        auto w0 = torch::randn({k, d}, kF64).t();
+        const auto strided = solve_proximal(phi, y, 0.3, w0).w;
+        const auto dense = solve_proximal(phi.contiguous(), y.contiguous(), 0.3, w0.contiguous()).w;
+        EXPECT_LT(relative_error(strided, dense), 1e-13) << "n=" << n;
+        EXPECT_LT(half_gradient(phi, y, strided, 0.3, w0).abs().max().item<double>(), 1e-9)
+            << "n=" << n;
+    }
+}

@@ -2,11 +2,17 @@
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QStandardPaths>
+#include <QTemporaryDir>
+
+#include "settings_scope.h"
 
 int main(int argc, char** argv) {
     qputenv("QT_QPA_PLATFORM", "offscreen");
-    // Keeps QSettings (window geometry) out of the user's real configuration.
+    // Keeps QSettings (window geometry, last folders) out of the user's real configuration and
+    // out of other test runs': a settings folder of this process's own, removed at exit.
     QStandardPaths::setTestModeEnabled(true);
+    const QTemporaryDir settings;
+    liftlab::useSettingsFolder(settings.path());
     QApplication app(argc, argv);
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();

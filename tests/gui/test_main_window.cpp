@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTest>
@@ -135,4 +136,12 @@ TEST(MainWindow, MetricPickerReplotsAnyLoggedMetricFromTheRunsHistory) {
     EXPECT_EQ(window.curvePanel()->pointCount("adam"), 0);
     window.showMetric("test_loss");
     EXPECT_EQ(window.curvePanel()->pointCount("adam"), 2);
+}
+
+TEST(MainWindow, SettingsLiveInTheTestsOwnFolderNeverTheUsers) {
+    // test_main.cpp points every settings scope into a temporary folder.
+    const QSettings settings(QStringLiteral("LiftLab"), QStringLiteral("LiftLab"));
+    EXPECT_TRUE(settings.fileName().startsWith(QDir::tempPath()))
+        << qPrintable(settings.fileName());
+    EXPECT_FALSE(settings.fileName().startsWith(QDir::homePath() + QStringLiteral("/.config")));
 }
