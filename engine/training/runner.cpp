@@ -93,6 +93,15 @@ Probes make_probes(const ExperimentSpec& spec, const Dataset& data) {
     return p;
 }
 
+// The label under which a named feature set's spectrum is stored: "dfiv-prox/instrument", before
+// any sweep suffix ("dfiv-prox/instrument@batch_size=16"); the method label for unnamed features.
+std::string spectrum_label(const std::string& method, const std::string& features) {
+    if (features.empty()) return method;
+    const auto at = method.find('@');
+    if (at == std::string::npos) return method + "/" + features;
+    return method.substr(0, at) + "/" + features + method.substr(at);
+}
+
 }  // namespace
 
 RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& options,
@@ -276,13 +285,15 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                     }
                     try {
                         const bool has_head = s.trainer->last_layer().defined();
-                        if (spectrum_now && has_head) {
-                            const auto sp =
-                                feature_spectrum(s.trainer->flat_features(probes.spectrum_x));
-                            emit("kappa", sp.kappa);
-                            emit("eff_rank", sp.effective_rank);
-                            update.spectra.push_back({step, label, seed, sp.singular_values});
-                        }
+                        if (spectrum_now)
+                            for (const auto& f : s.trainer->probe_features(probes.spectrum_x)) {
+                                const auto sp = feature_spectrum(f.features);
+                                const std::string tag = f.name.empty() ? "" : "_" + f.name;
+                                emit("kappa" + tag, sp.kappa);
+                                emit("eff_rank" + tag, sp.effective_rank);
+                                update.spectra.push_back({step, spectrum_label(label, f.name), seed,
+                                                          sp.singular_values});
+                            }
                         if (gain_now && has_head) {
                             // From the method's current W, with its own λ (a tiny ridge for
                             // gradient heads so that the problem is well posed).
