@@ -18,6 +18,7 @@
 #include "scatter_panel.h"
 #include "spectrum_panel.h"
 #include "summary_table.h"
+#include "sweep_panel.h"
 
 namespace liftlab::cli {
 
@@ -61,8 +62,12 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
         if (ok) written.push_back(out_path(stem));
     };
 
-    // Curves: mean over seeds, band mean ± sd when there are several seeds.
-    for (const auto& metric : kCurveMetrics) {
+    // Curves: mean over seeds, band mean ± sd when there are several seeds. Named feature sets
+    // (DFIV: kappa_instrument, eff_rank_treatment, …) are drawn like kappa and eff_rank.
+    std::vector<std::string> curve_metrics = kCurveMetrics;
+    for (const auto& m : run.metric_names())
+        if (m.rfind("kappa_", 0) == 0 || m.rfind("eff_rank_", 0) == 0) curve_metrics.push_back(m);
+    for (const auto& metric : curve_metrics) {
         LossCurvePanel panel;
         panel.setTitle(title);
         panel.setMetric(QString::fromStdString(metric));
@@ -98,6 +103,16 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
             const std::string stem = "spectrum_history_" + safe_stem(method);
             keep(history.exportTo(QString::fromStdString(out_path(stem)), kWidth, kHeight), stem);
         }
+    }
+
+    // A sweep: each final metric against the swept value, one line per method (± sd over seeds).
+    for (const auto& metric : sweepMetrics(run)) {
+        SweepPanel sweep;
+        sweep.setTitle(title + " — final " + QString::fromStdString(metric) + " against " +
+                       QString::fromStdString(run.sweep_key));
+        if (feedSweep(sweep, run, metric) == 0) continue;
+        const std::string stem = "sweep_" + safe_stem(metric);
+        keep(sweep.exportTo(QString::fromStdString(out_path(stem)), kWidth, kHeight + 80), stem);
     }
 
     // One-step gain against κ, with the classical bound gain ≤ κ² (λ → 0).

@@ -75,6 +75,9 @@ SummaryTable read_summary_table(const std::string& run_dir) {
     }
     for (const auto& m : kMetricOrder)
         if (seen_metric.count(m)) t.metrics.push_back(m);
+    // Named feature sets (DFIV: eff_rank_instrument, kappa_treatment, …) after the others.
+    for (const auto& [m, seen] : seen_metric)
+        if (m.rfind("kappa_", 0) == 0 || m.rfind("eff_rank_", 0) == 0) t.metrics.push_back(m);
     for (const auto& key : order) {
         SummaryTable::Row row;
         row.method = key.first;

@@ -1,14 +1,17 @@
 #include "panel_feed.h"
 
+#include <QStringList>
 #include <QVector>
 #include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "ablation_panel.h"
 #include "escape_panel.h"
 #include "histogram_panel.h"
 #include "loss_curve_panel.h"
 #include "scatter_panel.h"
+#include "sweep_panel.h"
 
 namespace liftlab {
 
@@ -26,6 +29,8 @@ bool metricPrefersLogAxis(const std::string& metric) {
         "one_step_gain", "sigma2_jac", "p_value", "solve_fraction", "time_s"};
     for (const char* m : kLinear)
         if (metric == m) return false;
+    // Named feature sets (DFIV): eff_rank_instrument reads like eff_rank.
+    if (metric.rfind("eff_rank_", 0) == 0) return false;
     return true;
 }
 
@@ -101,6 +106,146 @@ int feedGainScatter(ScatterPanel& panel, const RunFolderData& run) {
         }
         panel.setReference("bound κ² (λ → 0)", bx, by);
     }
+    panel.rescale();
+    return n;
+}
+
+namespace {
+
+std::string sweepAxisLabel(const std::string& key) {
+    if (key == "batch_size") return "batch size (samples per step)";
+    const auto dot = key.rfind('.');
+    const std::string last = dot == std::string::npos ? key : key.substr(dot + 1);
+    if (key.rfind("methods.", 0) == 0 && (last == "lambda" || last == "beta")) {
+        const std::string method = key.substr(8, dot - 8);
+        return (last == "lambda" ? "λ" : "β") + std::string(" of ") + method + " (on batch sums)";
+    }
+    return key;
+}
+
+std::string metricAxisLabel(const std::string& metric) {
+    if (metric == "test_accuracy") return "final test accuracy";
+    if (metric == "test_rel_l2") return "final test relative L2";
+    if (metric == "test_loss") return "final test loss";
+    if (metric == "train_set_loss") return "final loss on the whole training set";
+    if (metric.rfind("eff_rank", 0) == 0) {
+        const std::string features = metric.size() > 8 ? metric.substr(9) : "";
+        return "final effective rank of the " + (features.empty() ? "" : features + " ") +
+               "features";
+    }
+    return "final " + metric;
+}
+
+std::string number(double v) {
+    QString s = QString::number(v, 'g', 3);
+    return s.toStdString();
+}
+
+// A caption line longer than this is wrapped (QCPTextElement sizes itself to its longest line).
+constexpr int kCaptionColumns = 110;
+
+// Greedy word wrap of every paragraph of `text` at `columns` characters (UTF-8 counted per code
+// point).
+std::string wrapLines(const std::string& text, int columns) {
+    const QStringList paragraphs = QString::fromStdString(text).split(QLatin1Char('\n'));
+    QStringList out;
+    for (const QString& p : paragraphs) {
+        QString line;
+        for (const QString& word : p.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+            if (!line.isEmpty() && line.size() + 1 + word.size() > columns) {
+                out << line;
+                line.clear();
+            }
+            line += (line.isEmpty() ? QString() : QStringLiteral(" ")) + word;
+        }
+        out << line;
+    }
+    return out.join(QLatin1Char('\n')).toStdString();
+}
+
+// What a point is, and how λ/β (on batch sums) compare with the θ step's mean loss.
+std::string sweepCaption(const RunFolderData& run) {
+    int seeds = 0;
+    for (const auto& [method, by_value] : run.sweep)
+        for (const auto& [value, finals] : by_value)
+            for (const auto& [metric, values] : finals)
+                seeds = std::max(seeds, static_cast<int>(values.size()));
+    std::string c = "Each point: the value after " + std::to_string(run.steps) +
+                    " steps, mean ± sd over " + std::to_string(seeds) +
+                    " seed(s); diverged runs are left out (summary.md counts them).";
+    const int k = std::max(1, run.output_dim), r = std::max(1, run.rows_per_sample);
+    const std::string rows =
+        r > 1 ? "B·" + std::to_string(r) + " rows (every grid point)" : "B rows";
+    if (run.sweep_key == "batch_size") {
+        c += "\nλ and β weigh batch sums (n = " + rows + ", k = " + std::to_string(k) +
+             " outputs); against the θ step's mean loss they act as λ/(n·k), so a fixed λ pulls "
+             "harder at small batches.";
+    } else {
+        const auto dot = run.sweep_key.rfind('.');
+        const std::string last =
+            dot == std::string::npos ? run.sweep_key : run.sweep_key.substr(dot + 1);
+        if (last == "lambda" || last == "beta") {
+            const double n = static_cast<double>(run.batch_size) * r * k;
+            const std::string sym = last == "lambda" ? "λ" : "β";
+            c +=
+                "\n" + sym +
+                " multiplies the penalty against the batch SUM of squared errors over n = " + rows +
+                " and k = " + std::to_string(k) + " outputs; the θ step's mean loss sees " + sym +
+                "/(n·k) = " + sym + "/" + number(n) + " here (batch " +
+                std::to_string(run.batch_size) + "). Change the batch size and rescale " + sym +
+                " with it.";
+        }
+    }
+    return wrapLines(c, kCaptionColumns);
+}
+
+}  // namespace
+
+std::vector<std::string> sweepMetrics(const RunFolderData& run) {
+    std::vector<std::string> out;
+    std::set<std::string> present;
+    for (const auto& [method, by_value] : run.sweep)
+        for (const auto& [value, finals] : by_value)
+            for (const auto& [metric, values] : finals) present.insert(metric);
+    for (const char* m : {"test_accuracy", "test_rel_l2", "test_loss"})
+        if (present.count(m)) {
+            out.push_back(m);
+            break;
+        }
+    if (present.count("train_set_loss")) out.push_back("train_set_loss");  // cf-width's claim
+    for (const auto& m : present)
+        if (m.rfind("eff_rank", 0) == 0) out.push_back(m);
+    return out;
+}
+
+int feedSweep(SweepPanel& panel, const RunFolderData& run, const std::string& metric) {
+    if (run.sweep.empty()) return 0;
+    double lo = INFINITY, hi = 0;
+    for (const auto& [method, by_value] : run.sweep)
+        for (const auto& [value, finals] : by_value) {
+            lo = std::min(lo, value);
+            hi = std::max(hi, value);
+        }
+    // Batch sizes and λ span decades: a log x axis once the values do (and all are positive).
+    const bool logX = lo > 0 && hi / lo >= 8;
+    panel.setAxes(QString::fromStdString(sweepAxisLabel(run.sweep_key)),
+                  QString::fromStdString(metricAxisLabel(metric)), logX,
+                  metricPrefersLogAxis(metric));
+    int n = 0;
+    for (const auto& [method, by_value] : run.sweep) {
+        QVector<double> x, mean, sd;
+        for (const auto& [value, finals] : by_value) {
+            auto it = finals.find(metric);
+            if (it == finals.end() || it->second.empty()) continue;
+            x.push_back(value);
+            mean.push_back(mean_of(it->second));
+            sd.push_back(sd_of(it->second));
+        }
+        if (x.isEmpty()) continue;
+        panel.addLine(QString::fromStdString(method), x, mean, sd);
+        ++n;
+    }
+    panel.setCaption(n > 0 ? QString::fromStdString(sweepCaption(run)) : QString());
     panel.rescale();
     return n;
 }

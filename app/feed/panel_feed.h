@@ -4,6 +4,7 @@
 #include <QString>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "run_folder_data.h"
 
@@ -14,6 +15,7 @@ class EscapePanel;
 class HistogramPanel;
 class LossCurvePanel;
 class ScatterPanel;
+class SweepPanel;
 
 // Mean over seeds of `metric` per method, with a mean ± sd band when there are several seeds.
 // Labels get `suffix` appended (comparing two runs: " [run name]"). Returns the series added.
@@ -30,6 +32,16 @@ int feedSpectra(const RunFolderData& run,
 // One-step gain of the closed form against κ of the batch features, with the bound κ² (λ → 0).
 // Returns the methods drawn.
 int feedGainScatter(ScatterPanel& panel, const RunFolderData& run);
+
+// A sweep's final `metric` against the swept value: one line per method, mean ± sd over the
+// seeds that ended ok, with a caption saying what a point is and, for batch or λ/β sweeps, how
+// λ and β scale with the batch (they act on batch sums). Returns the lines drawn (0 without a
+// numeric sweep).
+int feedSweep(SweepPanel& panel, const RunFolderData& run, const std::string& metric);
+// The final metrics a sweep figure is drawn for, in order: the task's headline metric
+// (test_accuracy, test_rel_l2, else test_loss), train_set_loss when logged, then every effective
+// rank the runs recorded.
+std::vector<std::string> sweepMetrics(const RunFolderData& run);
 
 // σ²_Jac bars: mean over seeds; error = the permutation null's sd (one seed) or the sd over
 // seeds; label = the median p-value over seeds. A method without a slack (final `slack` = 0) is

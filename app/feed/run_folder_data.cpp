@@ -114,6 +114,13 @@ RunFolderData read_run_folder(const std::string& dir) {
                   std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
         if (spec.contains("task") && spec["task"].is_object())
             d.task_kind = spec["task"].value("kind", "");
+        d.batch_size = spec.value("batch_size", 0);
+        d.steps = spec.value("steps", 0);
+        if (d.task_kind == "burgers") d.rows_per_sample = spec["task"].value("resolution", 1);
+        if (spec.contains("data") && spec["data"].is_object())
+            d.output_dim = spec["data"].value("output_dim", 0);
+        if (spec.contains("sweep") && spec["sweep"].is_object())
+            d.sweep_key = spec["sweep"].value("key", "");
     }
 
     const auto summary = read_json(dir + "/summary.json");
@@ -130,6 +137,21 @@ RunFolderData read_run_folder(const std::string& dir) {
             const nlohmann::json final_metrics = r.value("final", nlohmann::json::object());
             for (const auto& [k, v] : final_metrics.items())
                 if (v.is_number()) it->second[k].push_back(v.get<double>());
+
+            // Sweep members: a diverged or failed run's last logged values are not a final
+            // metric, so only "ok" runs enter the sweep figure (summary.md counts the others).
+            const auto sv = r.value("sweep_value", nlohmann::json());
+            if (d.sweep_key.empty() || !sv.is_number() || r.value("status", "") != "ok") continue;
+            const std::string base = method.substr(0, method.find('@'));
+            auto sit = std::find_if(d.sweep.begin(), d.sweep.end(),
+                                    [&](const auto& p) { return p.first == base; });
+            if (sit == d.sweep.end()) {
+                d.sweep.push_back({base, {}});
+                sit = d.sweep.end() - 1;
+            }
+            auto& at_value = sit->second[sv.get<double>()];
+            for (const auto& [k, v] : final_metrics.items())
+                if (v.is_number()) at_value[k].push_back(v.get<double>());
         }
     }
 

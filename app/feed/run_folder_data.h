@@ -30,6 +30,18 @@ struct RunFolderData {
     // method → final metric → values over seeds, in summary order
     std::vector<std::pair<std::string, std::map<std::string, std::vector<double>>>> finals;
 
+    // A sweep (spec "sweep"): the swept key and, per method label without the "@key=value"
+    // suffix (in summary order), numeric sweep value → final metric → values over the seeds
+    // that ended "ok". Empty without a sweep or with non-numeric values.
+    std::string sweep_key;
+    std::vector<
+        std::pair<std::string, std::map<double, std::map<std::string, std::vector<double>>>>>
+        sweep;
+    int batch_size = 0;       // spec batch_size
+    int steps = 0;            // spec steps
+    int output_dim = 0;       // spec data.output_dim (targets per closed-form row)
+    int rows_per_sample = 1;  // closed-form rows per sample (burgers: every grid point)
+
     bool icnn() const;  // an ICNN-family task (icnn-*, cpflow-*)
     std::vector<std::string> metric_names() const;
     const std::map<std::string, std::vector<double>>* final_of(const std::string& method) const;

@@ -60,7 +60,7 @@ int main(int argc, char** argv) {
                                      QStringLiteral("RUN_DIR"));
     const QCommandLineOption tabOpt(
         QStringLiteral("tab"),
-        QStringLiteral("Panel to show: curves, spectrum, landscape, escape or ablation."),
+        QStringLiteral("Panel to show: curves, spectrum, landscape, escape, ablation or sweep."),
         QStringLiteral("NAME"));
     const QCommandLineOption landscapeOpt(
         QStringLiteral("compute-landscape"),
@@ -96,8 +96,8 @@ int main(int argc, char** argv) {
             if (window.runView()->tabKey(i) == parser.value(tabOpt)) tab = i;
         if (tab < 0) {
             std::fprintf(stderr,
-                         "liftlab: --tab must be curves, spectrum, landscape, escape or "
-                         "ablation\n");
+                         "liftlab: --tab must be curves, spectrum, landscape, escape, "
+                         "ablation or sweep\n");
             return 2;
         }
     }

@@ -10,6 +10,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
@@ -26,12 +27,13 @@
 #include "scatter_panel.h"
 #include "spectrum_panel.h"
 #include "spectrum_timeline.h"
+#include "sweep_panel.h"
 
 namespace liftlab {
 
 namespace {
 
-const char* const kTabKeys[] = {"curves", "spectrum", "landscape", "escape", "ablation"};
+const char* const kTabKeys[] = {"curves", "spectrum", "landscape", "escape", "ablation", "sweep"};
 
 QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
     auto* w = new QWidget(parent);
@@ -51,6 +53,7 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
     addTab(buildLandscapeTab(), tr("Landscape"));
     addTab(buildEscapeTab(), tr("Escape dynamics"));
     addTab(buildAblationTab(), tr("Ablation"));
+    addTab(buildSweepTab(), tr("Sweep"));
     setTabToolTip(CurvesTab, tr("Any logged metric, every method, mean ± sd over seeds"));
     setTabToolTip(SpectrumTab, tr("Singular values of the features over training; one-step gain "
                                   "against κ"));
@@ -60,6 +63,8 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
                                 "(ICNN runs)"));
     setTabToolTip(AblationTab, tr("σ²_Jac per architecture with permutation p-values; final "
                                   "losses over seeds"));
+    setTabToolTip(SweepTab, tr("A sweep's final metric against the swept value (batch size, λ, "
+                               "width), one line per method, ± sd over seeds"));
 
     connect(worker_, &LandscapeWorker::progress, this, [this](double f) {
         lsProgress_->setValue(static_cast<int>(f * 1000 + 0.5));
@@ -213,6 +218,34 @@ QWidget* RunView::buildAblationTab() {
     return split;
 }
 
+QWidget* RunView::buildSweepTab() {
+    auto* tab = new QWidget(this);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    sweepMetric_ = new QComboBox(tab);
+    sweepMetric_->setObjectName(QStringLiteral("sweepMetric"));
+    sweepMetric_->setToolTip(tr("The final metric drawn against the swept value"));
+    connect(sweepMetric_, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
+        if (!metric.isEmpty()) showSweep(metric);
+    });
+    layout->addWidget(row(tab, {new QLabel(tr("Final"), tab), sweepMetric_}));
+    sweep_ = new SweepPanel(tab);
+    sweep_->setTitle(
+        tr("Sweep: open or finish a run with a \"sweep\" block "
+           "(cf-batch-sweep, cf-fno-batch-sweep, cf-lambda-sweep, …)"));
+    layout->addWidget(sweep_, 1);
+    return tab;
+}
+
+void RunView::showSweep(const QString& metric) {
+    sweep_->clear();
+    if (!sweepRun_) return;
+    sweep_->setTitle(tr("%1 — final %2 against %3")
+                         .arg(QString::fromStdString(sweepRun_->name), metric,
+                              QString::fromStdString(sweepRun_->sweep_key)));
+    hasSweep_ = feedSweep(*sweep_, *sweepRun_, metric.toStdString()) > 0;
+}
+
 void RunView::beginRun(const QString& title) {
     spectrum_->clear();
     gain_->clear();
@@ -290,6 +323,21 @@ void RunView::showRun(const RunFolderData& run) {
     thetaBox_->disconnect(this);
     connect(thetaBox_, &QCheckBox::toggled, this, [fillAblation] { fillAblation(); });
     if (feedFinalLossHistogram(*basins_, run) > 0) hasAblation_ = true;
+
+    // The sweep figure of this run (emptied for a run without a sweep).
+    hasSweep_ = false;
+    sweepRun_.reset();
+    sweep_->clear();
+    QSignalBlocker block(sweepMetric_);
+    const QString shown = sweepMetric_->currentText();
+    sweepMetric_->clear();
+    const auto metrics = sweepMetrics(run);
+    if (!metrics.empty()) {
+        sweepRun_ = std::make_shared<const RunFolderData>(run);
+        for (const auto& m : metrics) sweepMetric_->addItem(QString::fromStdString(m));
+        if (sweepMetric_->findText(shown) >= 0) sweepMetric_->setCurrentText(shown);
+        showSweep(sweepMetric_->currentText());
+    }
 }
 
 void RunView::setLandscapeRun(const QString& runDir, const QStringList& methods,
@@ -432,6 +480,8 @@ bool RunView::hasContent(int index) const {
             return hasEscape_;
         case AblationTab:
             return hasAblation_;
+        case SweepTab:
+            return hasSweep_;
         default:
             return false;
     }
@@ -449,6 +499,8 @@ bool RunView::exportTab(int index, const QString& path, int width, int height) {
             return escape_->exportTo(path, width, height);
         case AblationTab:
             return ablation_->exportTo(path, width, height);
+        case SweepTab:
+            return sweep_->exportTo(path, width, height);
         default:
             return false;
     }
@@ -485,6 +537,8 @@ QCustomPlot* RunView::currentPlot() const {
             return escape_->plot();
         case AblationTab:
             return ablation_->plot();
+        case SweepTab:
+            return sweep_->plot();
         default:
             return nullptr;
     }

@@ -1,7 +1,8 @@
 // The lab's panels as tabs (issue "The visual lab"): Curves, Spectrum, Landscape, Escape,
-// Ablation. Fed live from a TrainingSession (points, spectra, traces) and in full from a run
-// folder (RunFolderData) when a run ends or is opened. The Landscape tab computes on a worker
-// (LandscapeWorker) with progress and cancel; cached landscapes open at once.
+// Ablation, Sweep (final metric against the swept value, once a sweep's runs are written). Fed live
+// from a TrainingSession (points, spectra, traces) and in full from a run folder (RunFolderData)
+// when a run ends or is opened. The Landscape tab computes on a worker (LandscapeWorker) with
+// progress and cancel; cached landscapes open at once.
 #pragma once
 #include <QHash>
 #include <QMap>
@@ -10,6 +11,7 @@
 #include <QStringList>
 #include <QTabWidget>
 #include <QVector>
+#include <memory>
 
 #include "landscape_worker.h"
 #include "session_values.h"
@@ -33,12 +35,21 @@ class LandscapePanel;
 class LossCurvePanel;
 class ScatterPanel;
 class SpectrumTimeline;
+class SweepPanel;
 struct RunFolderData;
 
 class RunView : public QTabWidget {
     Q_OBJECT
 public:
-    enum Tab { CurvesTab = 0, SpectrumTab, LandscapeTab, EscapeTab, AblationTab, TabCount };
+    enum Tab {
+        CurvesTab = 0,
+        SpectrumTab,
+        LandscapeTab,
+        EscapeTab,
+        AblationTab,
+        SweepTab,
+        TabCount
+    };
 
     explicit RunView(QWidget* parent = nullptr);
     ~RunView() override;
@@ -50,6 +61,7 @@ public:
     EscapePanel* escape() const { return escape_; }
     AblationPanel* ablation() const { return ablation_; }
     HistogramPanel* basins() const { return basins_; }
+    SweepPanel* sweep() const { return sweep_; }
     LandscapeWorker* landscapeWorker() const { return worker_; }
 
     // Clears every panel but the curves (MainWindow owns their history) for a new run.
@@ -96,6 +108,8 @@ private:
     QWidget* buildLandscapeTab();
     QWidget* buildEscapeTab();
     QWidget* buildAblationTab();
+    QWidget* buildSweepTab();
+    void showSweep(const QString& metric);
     void onLandscapeFinished(const QVector<liftlab::LandscapeSideResult>& sides);
     void setLandscapeBusy(bool busy);
 
@@ -107,6 +121,9 @@ private:
     AblationPanel* ablation_ = nullptr;
     HistogramPanel* basins_ = nullptr;
     QCheckBox* thetaBox_ = nullptr;
+    SweepPanel* sweep_ = nullptr;
+    QComboBox* sweepMetric_ = nullptr;
+    std::shared_ptr<const RunFolderData> sweepRun_;  // the run the Sweep tab shows
 
     // Landscape controls.
     LandscapeWorker* worker_ = nullptr;
@@ -128,6 +145,7 @@ private:
     QMap<QString, QPair<QVector<double>, QVector<double>>> occupancy_;
     QHash<QString, quint64> traceSeed_, spectrumSeed_;
     bool hasEscape_ = false, hasAblation_ = false, hasSpectrum_ = false, hasLandscape_ = false;
+    bool hasSweep_ = false;
 };
 
 }  // namespace liftlab

@@ -275,6 +275,13 @@ torch::Tensor DfivTrainer::covariate_features(const torch::Tensor& x) {
     return covariate_net_->forward(covariate_of(standardize(x)));
 }
 
+std::vector<Trainer::NamedFeatures> DfivTrainer::probe_features(const torch::Tensor& x) {
+    torch::NoGradGuard no_grad;
+    const int64_t n = std::min<int64_t>(x.size(0), n1_);
+    return {{"instrument", instrument_net_->forward(z1_.narrow(0, 0, n))},
+            {"treatment", treatment_net_->forward(p1_.narrow(0, 0, n))}};
+}
+
 torch::Tensor DfivTrainer::predict(const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
     if (!u_.defined()) return torch::full({x.size(0), 1}, y_mean_, torch::kFloat64);

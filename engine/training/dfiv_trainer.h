@@ -59,6 +59,10 @@ public:
     torch::Tensor instrument_features(const torch::Tensor& x);  // φ_ξ(C, t, s): n × d2
     torch::Tensor covariate_features(const torch::Tensor& x);   // ν_η(t, s): n × d3
     torch::Tensor predict(const torch::Tensor& x);  // f̂(P, t, s) in original Y units: n × 1
+    // Spectra of the instrument features φ(Z) and the treatment features ψ(P) on the first
+    // min(x.size(0), n/2) stage-1 training rows: the probe x (the test grid) has no instrument
+    // column, so DFIV probes fixed training rows instead; x only sets the count.
+    std::vector<NamedFeatures> probe_features(const torch::Tensor& x) override;
 
     struct StageWeights {
         torch::Tensor v;  // (d2 + 1) × d1, float64

@@ -126,6 +126,15 @@ Probes make_probes(const ExperimentSpec& spec, const Dataset& data) {
     return p;
 }
 
+// The label under which a named feature set's spectrum is stored: "dfiv-prox/instrument", before
+// any sweep suffix ("dfiv-prox/instrument@batch_size=16"); the method label for unnamed features.
+std::string spectrum_label(const std::string& method, const std::string& features) {
+    if (features.empty()) return method;
+    const auto at = method.find('@');
+    if (at == std::string::npos) return method + "/" + features;
+    return method.substr(0, at) + "/" + features + method.substr(at);
+}
+
 // Where the runs of one sub-spec (one sweep value) send their output. Seeds may run on several
 // workers at once; each (sweep value, seed) is a unit, numbered in the sequential order. Progress
 // goes out at once from any worker, one call at a time; run-folder writes go out in unit order
@@ -429,12 +438,15 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
             }
             try {
                 const bool has_head = s.trainer->last_layer().defined();
-                if (spectrum_now && has_head) {
-                    const auto sp = feature_spectrum(s.trainer->flat_features(probes.spectrum_x));
-                    emit("kappa", sp.kappa);
-                    emit("eff_rank", sp.effective_rank);
-                    update.spectra.push_back({step, label, seed, sp.singular_values});
-                }
+                if (spectrum_now)
+                    for (const auto& f : s.trainer->probe_features(probes.spectrum_x)) {
+                        const auto sp = feature_spectrum(f.features);
+                        const std::string tag = f.name.empty() ? "" : "_" + f.name;
+                        emit("kappa" + tag, sp.kappa);
+                        emit("eff_rank" + tag, sp.effective_rank);
+                        update.spectra.push_back(
+                            {step, spectrum_label(label, f.name), seed, sp.singular_values});
+                    }
                 if (gain_now && has_head) {
                     // From the method's current W, with its own λ (a tiny ridge for gradient
                     // heads so that the problem is well posed).

@@ -33,6 +33,17 @@ public:
     virtual torch::Tensor flat_features(const torch::Tensor& x) { return {}; }  // N × d
     virtual torch::Tensor last_layer() const { return {}; }  // (d+1) × k, float64
     virtual double regulariser() const { return 0.0; }
+    // Named feature matrices (N × d) whose spectra, κ and effective rank are logged
+    // (diagnostics.spectrum_every) on the probe rows x. The default is the last layer's input,
+    // unnamed; trainers with several feature nets (DFIV) name each one. Empty: no spectrum.
+    struct NamedFeatures {
+        std::string name;  // "" for the last layer's features
+        torch::Tensor features;
+    };
+    virtual std::vector<NamedFeatures> probe_features(const torch::Tensor& x) {
+        if (!last_layer().defined()) return {};
+        return {{"", flat_features(x)}};
+    }
 
     // ICNN family. Metrics computed once at the end of a run (σ²_Jac and its p-value, shoulder
     // dwell statistics); empty for the other trainers.

@@ -10,6 +10,8 @@ fail() { echo "FAIL [$scenario]: $*" >&2; exit 1; }
 json_check() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" \
   || fail "$1 does not satisfy: $2"; }
 
+json_check_quiet() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
+
 case "$scenario" in
 list)
   out=$("$cli" list)
@@ -111,6 +113,7 @@ sweep)
   grep -q "cf-prox@batch_size=4" "$dir/metrics.csv" || fail "sweep labels missing in metrics.csv"
   "$cli" report "$dir" >/dev/null || fail "report of a sweep"
   grep -q "| cf-prox | 16 | 2 | 0 |" "$dir/figures/summary.md" || fail "sweep table: $(cat "$dir/figures/summary.md")"
+  [ "$(stat -c %s "$dir/figures/sweep_test_loss.png")" -gt 5000 ] || fail "no sweep figure: $(ls "$dir/figures")"
   ;;
 landscape)
   # liftlab-cli landscape on a short ICNN run: both spaces, cached (the second call computes
@@ -140,6 +143,18 @@ preset:*)
   dir=$("$cli" run "$name" --out runs "${sets[@]}" 2>err.txt) || { cat err.txt; fail "preset $name"; }
   json_check "$dir/summary.json" 'd["status"]=="ok" and all(r["status"]=="ok" for r in d["runs"])'
   [ -s "$dir/figures/test_loss.png" ] || fail "no figure"
+  # A preset with a sweep draws its sweep figure; one with spectra writes spectra.csv (DFIV: the
+  # instrument and treatment features, named).
+  if json_check_quiet "$dir/spec.json" 'd["sweep"]["key"]!=""'; then
+    ls "$dir"/figures/sweep_*.png >/dev/null 2>&1 || fail "sweep preset without a sweep figure: $(ls "$dir/figures")"
+  fi
+  if json_check_quiet "$dir/spec.json" 'd["diagnostics"]["spectrum_every"]>0'; then
+    [ -s "$dir/spectra.csv" ] || fail "spectrum_every > 0 but no spectra.csv"
+    if json_check_quiet "$dir/spec.json" 'd["task"]["kind"]=="dfiv-demand"'; then
+      grep -q "/instrument" "$dir/spectra.csv" && grep -q "/treatment" "$dir/spectra.csv" \
+        || fail "DFIV spectra not named instrument/treatment"
+    fi
+  fi
   tail -n +1 err.txt | grep -A20 "^method" >&2 || true
   ;;
 *) fail "unknown scenario" ;;

@@ -7,6 +7,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -251,6 +252,33 @@ TEST(Dfiv, RunnerRunsTheThreeMethodsOnOneData) {
         EXPECT_TRUE(std::isfinite(run.final_metrics.at("train_set_loss"))) << run.method;
         EXPECT_GT(run.final_metrics.at("solve_fraction"), 0.0) << run.method;
         EXPECT_LE(run.final_metrics.at("solve_fraction"), 1.0) << run.method;
+    }
+}
+
+// DFIV has no single last layer: the runner logs the spectra of the instrument features φ(Z)
+// (2d wide) and the treatment features ψ(P) (d wide), named, with κ and effective rank each.
+TEST(Dfiv, RunnerLogsInstrumentAndTreatmentSpectra) {
+    auto spec = liftlab::parse_spec(dfiv_json(/*n_train=*/400, /*rho=*/0.5, /*steps=*/20));
+    spec.diagnostics.spectrum_every = 10;
+    spec.diagnostics.probe_size = 100;
+    std::map<std::string, size_t> widths;
+    const auto r = liftlab::run_experiment(spec, {}, [&](const liftlab::ProgressUpdate& u) {
+        for (const auto& sp : u.spectra) widths[sp.method] = sp.singular_values.size();
+        return true;
+    });
+    ASSERT_EQ(r.status, "ok");
+    EXPECT_EQ(widths.size(), 6u);  // 3 methods × 2 feature sets
+    EXPECT_EQ(widths["dfiv-prox/instrument"], 8u);
+    EXPECT_EQ(widths["dfiv-prox/treatment"], 4u);
+    for (const auto& run : r.runs) {
+        for (const char* m :
+             {"kappa_instrument", "eff_rank_instrument", "kappa_treatment", "eff_rank_treatment"}) {
+            ASSERT_TRUE(run.final_metrics.count(m)) << run.method << " " << m;
+            EXPECT_TRUE(std::isfinite(run.final_metrics.at(m))) << run.method << " " << m;
+        }
+        EXPECT_GE(run.final_metrics.at("eff_rank_treatment"), 1.0);
+        EXPECT_LE(run.final_metrics.at("eff_rank_treatment"), 4.0);
+        EXPECT_FALSE(run.final_metrics.count("eff_rank")) << "no unnamed last-layer features";
     }
 }
 

@@ -35,6 +35,26 @@ TEST(FeatureSpectrum, RecoversConstructedSingularValues) {
     EXPECT_EQ(s.numerical_rank, 4);
 }
 
+// The two ends of the effective-rank scale the batch sweeps read: r equal singular values give
+// exactly r (uniform p), a rank-one matrix (collapsed features) gives exactly 1.
+TEST(FeatureSpectrum, EffectiveRankOfEqualValuesIsTheirCountAndOfRankOneIsOne) {
+    torch::manual_seed(23);
+    auto [flat, v] = with_singular_values(40, {3, 3, 3, 3, 3});
+    auto s = liftlab::feature_spectrum(flat);
+    EXPECT_NEAR(s.effective_rank, 5.0, 1e-9);
+    EXPECT_NEAR(s.kappa, 1.0, 1e-9);
+
+    auto rank_one = torch::randn({40, 1}, kF64).matmul(torch::randn({1, 6}, kF64));
+    auto c = liftlab::feature_spectrum(rank_one);
+    EXPECT_EQ(c.numerical_rank, 1);
+    EXPECT_NEAR(c.effective_rank, 1.0, 1e-9);
+    EXPECT_NEAR(c.kappa, 1.0, 1e-9);
+
+    // Two values in ratio 3:1: p = (3/4, 1/4), exp(H) = 4 / 3^(3/4) ≈ 1.7548.
+    auto [two, w] = with_singular_values(40, {3, 1});
+    EXPECT_NEAR(liftlab::feature_spectrum(two).effective_rank, 4.0 / std::pow(3.0, 0.75), 1e-9);
+}
+
 TEST(FeatureSpectrum, RankDeficientMatrixIgnoresZeroSingularValues) {
     torch::manual_seed(22);
     auto a = torch::randn({30, 2}, kF64);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
@@ -20,6 +21,7 @@
 #include "run_history_panel.h"
 #include "run_view.h"
 #include "spec_editor.h"
+#include "sweep_panel.h"
 #include "training_session.h"
 
 using liftlab::LandscapePanel;
@@ -96,6 +98,32 @@ TEST(LabWorkflow, IcnnRunFillsPanelsComputesLandscapesAndExportsEverything) {
     EXPECT_EQ(window.curvePanel()->seriesCount(), 6);
     EXPECT_FALSE(window.openRun(out.filePath("not-a-run")));
     EXPECT_TRUE(window.statusText().contains("Cannot open")) << window.statusText().toStdString();
+}
+
+// A sweep preset run in the window: the Sweep tab draws the final metric against λ, one line per
+// method, with the batch-sum caption; re-opening the run shows it again.
+TEST(LabWorkflow, SweepRunFillsTheSweepTab) {
+    QTemporaryDir out;
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-lambda-sweep"));
+    window.setSteps(20);
+    window.setOutputDir(out.path());
+    window.startRun();
+    ASSERT_TRUE(waitIdle(window));
+    ASSERT_TRUE(window.statusText().contains("Finished")) << window.statusText().toStdString();
+    RunView* view = window.runView();
+    ASSERT_TRUE(view->hasContent(RunView::SweepTab));
+    EXPECT_EQ(view->sweep()->seriesCount(), 2);  // adam, cf-prox
+    EXPECT_EQ(view->sweep()->pointCount("cf-prox"), 6);
+    EXPECT_TRUE(view->sweep()->caption().contains("SUM")) << view->sweep()->caption().toStdString();
+    auto* metric = view->findChild<QComboBox*>("sweepMetric");
+    ASSERT_NE(metric, nullptr);
+    EXPECT_EQ(metric->itemText(0), QStringLiteral("test_loss"));
+    EXPECT_GE(metric->findText("eff_rank"), 0);  // spectra at the last step
+    metric->setCurrentText("eff_rank");
+    EXPECT_EQ(view->sweep()->seriesCount(), 2);
+    ASSERT_TRUE(window.openRun(window.lastRunDir()));
+    EXPECT_TRUE(view->hasContent(RunView::SweepTab));
 }
 
 TEST(LabWorkflow, QueueRunsInOrderAndHistoryListsThem) {
