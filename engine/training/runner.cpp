@@ -13,6 +13,8 @@
 #include "data/dataset.h"
 #include "diagnostics/feature_spectrum.h"
 #include "diagnostics/one_step_gain.h"
+#include "distributed/communicator.h"
+#include "distributed/data_parallel_checks.h"
 #include "lastlayer/proximal_solve.h"
 #include "run/run_store.h"
 #include "training/method_trainer.h"
@@ -126,6 +128,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
             data_task = task;
         }
     };
+    const auto& comm = options.communicator;
+    if (comm) check_data_parallel_spec(top_spec, *comm);
     try {
         load_data(sub_specs.front().second);  // bad data fails before a run folder exists
     } catch (const DataCancelled&) {
@@ -133,8 +137,13 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
         return result;
     }
 
-    if (!options.out_dir.empty()) {
-        store.emplace(RunStore::create(options.out_dir, top_spec.name));
+    const bool writer = !comm || comm->rank() == 0;  // data-parallel: rank 0 writes
+    if (!options.out_dir.empty() && writer) {
+        const std::string shard_suffix = options.shard.sharded()
+                                             ? "-shard" + std::to_string(options.shard.index) +
+                                                   "of" + std::to_string(options.shard.count)
+                                             : "";
+        store.emplace(RunStore::create(options.out_dir, top_spec.name + shard_suffix));
         result.run_dir = store->dir();
         nlohmann::json resolved = to_json(top_spec);
         resolved["versions"] = version_info();
@@ -142,6 +151,9 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                             {"n_test", data->n_test()},
                             {"output_dim", data->output_dim()},
                             {"num_classes", data->num_classes}};
+        resolved["world_size"] = comm ? comm->world_size() : 1;
+        if (options.shard.sharded())
+            resolved["shard"] = {{"index", options.shard.index}, {"count", options.shard.count}};
         store->write_json("spec.json", resolved);
         store->write_json("summary.json", summary_json("running", {}));
     }
@@ -163,11 +175,17 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
             top_spec.sweep.key.empty() ? "" : top_spec.sweep.values[vi].dump();
 
         for (int si = 0; si < num_seeds && !cancelled; ++si) {
+            if (!options.shard.owns(vi * num_seeds + si)) continue;
             const std::uint64_t seed = spec.seeds[si];
             std::vector<Slot> slots;
             for (const auto& m : spec.methods) {
                 Slot s;
                 s.trainer = make_trainer(spec, m, *data, seed);
+                if (comm && !s.trainer->attach_communicator(comm))
+                    throw std::runtime_error(
+                        "data-parallel runs support the backbone + last-layer "
+                        "methods; '" +
+                        m.name + "' runs in one process only");
                 s.summary.method = m.label + suffix;
                 s.summary.name = m.name;
                 s.summary.sweep_value = sweep_value;
@@ -206,6 +224,8 @@ RunResult run_experiment(const ExperimentSpec& top_spec, const RunOptions& optio
                     double loss;
                     try {
                         loss = s.trainer->step();
+                    } catch (const CommunicationError&) {
+                        throw;  // every rank must stop, not just this method
                     } catch (const std::exception& e) {
                         finish_slot(s, "failed", step, e.what());
                         continue;
