@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config clang-format
   qt6-base-dev qt6-svg-dev libqt6svg6 libqt6opengl6-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
-  libtorch-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
+  libtorch-dev libgloo-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
   libopenblas0-pthread libopenblas-pthread-dev zlib1g-dev
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core

@@ -5,9 +5,11 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 
 #include "core/errors.h"
+#include "distributed/communication_error.h"
 #include "progress_printer.h"
 #include "report.h"
 #include "spec/experiment_spec.h"
@@ -74,20 +76,50 @@ int command_run(const RunArgs& args) {
         return 2;
     }
 
-    std::fprintf(stderr, "liftlab-cli: %s — %zu method(s) × %zu seed(s), %d steps, batch %d\n",
-                 spec.name.c_str(), spec.methods.size(), spec.seeds.size(), spec.steps,
-                 spec.batch_size);
+    RunOptions options;
+    LaunchConfig launch;
+    try {
+        launch = resolve_launch(args.distributed);
+        if (!args.distributed.shard.empty()) options.shard = parse_shard(args.distributed.shard);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        return 2;
+    }
+    const bool lead = launch.rank == 0;  // only rank 0 prints, writes and draws
+    if (lead)
+        std::fprintf(stderr, "liftlab-cli: %s — %zu method(s) × %zu seed(s), %d steps, batch %d\n",
+                     spec.name.c_str(), spec.methods.size(), spec.seeds.size(), spec.steps,
+                     spec.batch_size);
+    if (launch.distributed()) {
+        std::fprintf(stderr, "liftlab-cli: rank %d of %d (%s), rendezvous at %s:%d\n", launch.rank,
+                     launch.world_size, launch.source.c_str(), launch.master_addr.c_str(),
+                     launch.master_port);
+        try {
+            options.communicator = join_process_group(launch);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            std::fflush(stderr);
+            std::_Exit(3);  // a half-built process group must not block the exit
+        }
+    }
+    if (options.shard.sharded() && lead)
+        std::fprintf(stderr, "liftlab-cli: shard %s of the (sweep value × seed) grid\n",
+                     options.shard.label().c_str());
     std::signal(SIGINT, on_sigint);
     ProgressPrinter printer(stderr);
-    RunOptions options;
     options.out_dir = args.out_dir;
     options.stop = &g_interrupted;
     RunResult result;
     try {
         result = run_experiment(spec, options, [&](const ProgressUpdate& u) {
-            printer.update(u);
+            if (lead) printer.update(u);
             return true;
         });
+    } catch (const CommunicationError& e) {
+        printer.finish();
+        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        std::fflush(stderr);
+        std::_Exit(3);  // the group is broken: do not wait for its threads on the way out
     } catch (const std::exception& e) {
         printer.finish();
         std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
@@ -95,6 +127,11 @@ int command_run(const RunArgs& args) {
     }
     printer.finish();
     std::signal(SIGINT, SIG_DFL);
+    if (!lead) {
+        std::fprintf(stderr, "liftlab-cli: rank %d done (rank 0 writes the run folder)\n",
+                     launch.rank);
+        return result.status == "diverged" ? 1 : 0;
+    }
 
     std::fprintf(stderr, "\n%-14s %5s  %-9s %7s  %12s %12s %9s\n", "method", "seed", "status",
                  "steps", "test_loss", "train_loss", "time_s");

@@ -3,6 +3,8 @@
 #include <string>
 #include <vector>
 
+#include "distributed_args.h"
+
 namespace liftlab::cli {
 
 struct RunArgs {
@@ -12,6 +14,7 @@ struct RunArgs {
     int seeds = 0;                  // > 0: seeds = 0..N-1
     int steps = 0;                  // > 0: overrides steps
     std::string figure_format = "png";
+    DistributedArgs distributed;  // data-parallel rank and sweep shard
 };
 
 int command_list();

@@ -19,7 +19,11 @@ namespace {
 constexpr const char* kUsage = R"(usage:
   liftlab-cli list                                   presets with a one-line description
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--set key=value ...] [--seeds N] [--steps N]
-                                   [--format png|svg|pdf]
+                                   [--format png|svg|pdf] [--shard K/N]
+                                   [--rank R --world-size N] [--master HOST:PORT] [--dist-timeout S]
+                                   data-parallel under torchrun/Slurm variables or --rank/--world-size;
+                                   --shard runs the K-th of N slices of the (sweep value × seed) grid
+  liftlab-cli merge DIR... [--out DIR]               joins --shard run folders into one run folder
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
   liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]
                                 [--directions random|pca|delta-pca] [--direction-seed S]
@@ -68,9 +72,15 @@ int main(int argc, char** argv) {
                                   "pca");
     QCommandLineOption direction_seed("direction-seed", "Landscape: seed of random directions.",
                                       "S", "0");
+    QCommandLineOption shard("shard", "Run: the K-th of N slices of the sweep grid.", "K/N");
+    QCommandLineOption rank("rank", "Run: this process's data-parallel rank.", "R");
+    QCommandLineOption world_size("world-size", "Run: number of data-parallel ranks.", "N");
+    QCommandLineOption master("master", "Run: rendezvous address of rank 0.", "HOST:PORT");
+    QCommandLineOption dist_timeout("dist-timeout",
+                                    "Run: seconds before a silent rank is an error.", "S");
     parser.addOptions({help, out, set, seeds, steps, format, method, seed, grid, space, directions,
-                       direction_seed});
-    parser.addPositionalArgument("command", "list | run | report | landscape");
+                       direction_seed, shard, rank, world_size, master, dist_timeout});
+    parser.addPositionalArgument("command", "list | run | merge | report | landscape");
     if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     const QStringList pos = parser.positionalArguments();
     if (parser.isSet(help) || pos.isEmpty()) {
@@ -117,6 +127,12 @@ int main(int argc, char** argv) {
         args.format = parser.value(format).toStdString();
         return liftlab::cli::command_landscape(args);
     }
+    if (command == "merge") {
+        if (pos.size() < 2) return usage_error("merge needs one or more shard RUN_DIRs");
+        std::vector<std::string> dirs;
+        for (int i = 1; i < pos.size(); ++i) dirs.push_back(pos[i].toStdString());
+        return liftlab::cli::command_merge(dirs, parser.value(out).toStdString());
+    }
     if (command == "run") {
         if (pos.size() != 2) return usage_error("run needs one PRESET or SPEC.json");
         liftlab::cli::RunArgs args;
@@ -128,6 +144,21 @@ int main(int argc, char** argv) {
         if (!positive_int(steps, &args.steps))
             return usage_error("--steps needs a positive integer");
         args.figure_format = parser.value(format).toStdString();
+        auto& dist = args.distributed;
+        dist.shard = parser.value(shard).toStdString();
+        dist.master = parser.value(master).toStdString();
+        bool ok = true;
+        if (parser.isSet(rank)) {
+            dist.rank = parser.value(rank).toInt(&ok);
+            if (!ok || dist.rank < 0) return usage_error("--rank needs a non-negative integer");
+        }
+        if (!positive_int(world_size, &dist.world_size))
+            return usage_error("--world-size needs a positive integer");
+        if (parser.isSet(dist_timeout)) {
+            dist.timeout_seconds = parser.value(dist_timeout).toDouble(&ok);
+            if (!ok || dist.timeout_seconds <= 0)
+                return usage_error("--dist-timeout needs a positive number of seconds");
+        }
         return liftlab::cli::command_run(args);
     }
     return usage_error("unknown command '" + command + "'");

@@ -23,8 +23,16 @@ void RidgeHead::observe_batch(const torch::Tensor& features, const torch::Tensor
     set_weights(solve_proximal(with_bias_column(features), targets, beta_).w);
 }
 
+void RidgeHead::observe_statistics(const GramStatistics& batch) {
+    set_weights(solve_statistics(batch, beta_));
+}
+
 void ProximalHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
     set_weights(solve_proximal(with_bias_column(features), targets, lambda_, w_).w);
+}
+
+void ProximalHead::observe_statistics(const GramStatistics& batch) {
+    set_weights(solve_statistics(batch, lambda_, w_));
 }
 
 RlsHead::RlsHead(int64_t d, int64_t k, double rho, double lambda)
@@ -34,6 +42,13 @@ void RlsHead::observe_batch(const torch::Tensor& features, const torch::Tensor& 
     stats_.scale(rho_);
     prior_ *= rho_;
     stats_.add(with_bias_column(features), targets);
+    set_weights(solve_statistics(stats_, prior_));
+}
+
+void RlsHead::observe_statistics(const GramStatistics& batch) {
+    stats_.scale(rho_);
+    prior_ *= rho_;
+    stats_.add(batch);
     set_weights(solve_statistics(stats_, prior_));
 }
 

@@ -26,6 +26,7 @@ class RidgeHead : public ClosedFormHead {
 public:
     RidgeHead(int64_t d, int64_t k, double beta) : ClosedFormHead(d, k), beta_(beta) {}
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
+    void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return beta_; }
 
 private:
@@ -36,6 +37,7 @@ class ProximalHead : public ClosedFormHead {
 public:
     ProximalHead(int64_t d, int64_t k, double lambda) : ClosedFormHead(d, k), lambda_(lambda) {}
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
+    void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
 
 private:
@@ -46,6 +48,7 @@ class RlsHead : public ClosedFormHead {
 public:
     RlsHead(int64_t d, int64_t k, double rho, double lambda);
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
+    void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
 
 private:

@@ -20,6 +20,9 @@ public:
     virtual bool closed_form() const { return false; }
     // Closed forms: the batch (features detached, N × d; targets N × k) has been seen.
     virtual void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {}
+    // Closed forms, data-parallel: the same update from the batch's statistics ΦᵀΦ, ΦᵀY (with the
+    // bias column), summed over every rank's share of the batch.
+    virtual void observe_statistics(const GramStatistics& batch) {}
     // cf-full: whether W must be re-solved on the whole training set before this step.
     virtual bool wants_full_data(int step) const { return false; }
     virtual void solve_full(const GramStatistics& stats) {}

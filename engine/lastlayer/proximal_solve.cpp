@@ -147,6 +147,13 @@ void GramStatistics::add(const torch::Tensor& phi_in, const torch::Tensor& y_in)
     count += phi.size(0);
 }
 
+void GramStatistics::add(const GramStatistics& other) {
+    if (!other.gram.defined()) return;
+    gram = gram.defined() ? gram + other.gram : other.gram.clone();
+    cross = cross.defined() ? cross + other.cross : other.cross.clone();
+    count += other.count;
+}
+
 void GramStatistics::scale(double factor) {
     if (gram.defined()) {
         gram = gram * factor;

@@ -44,6 +44,7 @@ struct GramStatistics {
     int64_t count = 0;
 
     void add(const torch::Tensor& phi, const torch::Tensor& y);  // phi n × d, y n × k
+    void add(const GramStatistics& other);                       // the union of two sample sets
     void scale(double factor);                                   // forgetting: ρ · (A, B)
 };
 

@@ -332,8 +332,9 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("step_order", s.step_order);
     r.read("divergence_factor", s.divergence_factor);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
-    // `liftlab-cli run RUN/spec.json` repeats it.
-    for (const char* recorded : {"versions", "data", "schema_version"})
+    // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
+    for (const char* recorded :
+         {"versions", "data", "schema_version", "world_size", "shard", "merged_from"})
         if (r.has(recorded)) r.raw(recorded);
     if (r.has("sweep")) {
         ObjectReader sr(r.raw("sweep"), "sweep");

@@ -2,6 +2,8 @@
 
 #include <chrono>
 
+#include "distributed/communicator.h"
+#include "distributed/statistics_all_reduce.h"
 #include "lastlayer/proximal_solve.h"
 
 namespace liftlab {
@@ -23,6 +25,26 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& kind,
 }
 
 constexpr int64_t kEvalChunk = 1024;  // samples per chunk when a whole split goes through a model
+
+// Rank r of N takes the contiguous rows [⌊rn/N⌋, ⌊(r+1)n/N⌋) of n: every row exactly once.
+std::pair<int64_t, int64_t> rank_share(int64_t n, const Communicator& comm) {
+    return {n * comm.rank() / comm.world_size(), n * (comm.rank() + 1) / comm.world_size()};
+}
+
+// One flat buffer for many tensors, so that a step costs one collective.
+torch::Tensor pack_flat(const std::vector<torch::Tensor>& parts) {
+    std::vector<torch::Tensor> flat;
+    for (const auto& p : parts) flat.push_back(p.detach().flatten());
+    return torch::cat(flat).contiguous();
+}
+
+void unpack_flat(const torch::Tensor& buffer, const std::vector<torch::Tensor>& parts) {
+    int64_t offset = 0;
+    for (const auto& p : parts) {
+        p.detach().copy_(buffer.narrow(0, offset, p.numel()).view(p.sizes()));
+        offset += p.numel();
+    }
+}
 
 }  // namespace
 
@@ -60,9 +82,49 @@ torch::Tensor MethodTrainer::loss_of(const torch::Tensor& features, const torch:
     return torch::mse_loss(pred, flatten_rows(targets));
 }
 
+bool MethodTrainer::attach_communicator(std::shared_ptr<Communicator> comm) {
+    comm_ = std::move(comm);
+    if (!comm_) return true;
+    // Same seed gives the same initialisation everywhere; the broadcast makes it a guarantee.
+    torch::NoGradGuard no_grad;
+    std::vector<torch::Tensor> params;
+    for (auto& group : optimizer_->param_groups())
+        for (auto& p : group.params()) params.push_back(p);
+    if (params.empty()) return true;
+    auto buffer = pack_flat(params);
+    comm_->broadcast(buffer, /*root=*/0, "initial parameters");
+    unpack_flat(buffer, params);
+    return true;
+}
+
+double MethodTrainer::all_reduce_gradients(double loss) {
+    // Each rank's loss was weighted by its share of the global batch, so the summed gradient is
+    // the gradient of the global-batch mean loss. The loss value rides in the same buffer.
+    std::vector<torch::Tensor> grads;
+    for (auto& group : optimizer_->param_groups())
+        for (auto& p : group.params()) {
+            if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
+            grads.push_back(p.grad());
+        }
+    const auto dtype = grads.empty() ? torch::kFloat32 : grads.front().scalar_type();
+    grads.push_back(torch::full({1}, loss, torch::TensorOptions().dtype(dtype)));
+    auto buffer = pack_flat(grads);
+    comm_->all_reduce_sum(buffer, "gradients");
+    unpack_flat(buffer, grads);
+    return grads.back().item<double>();
+}
+
 void MethodTrainer::observe(const torch::Tensor& features, const torch::Tensor& yb) {
     const auto t0 = Clock::now();
-    head_->observe_batch(flatten_rows(features.detach()), flatten_rows(yb));
+    if (comm_) {
+        // Exact distributed closed form: the statistics of the union batch, then the same solve.
+        GramStatistics stats;
+        stats.add(with_bias_column(flatten_rows(features.detach())), flatten_rows(yb));
+        all_reduce_statistics(stats, *comm_);
+        head_->observe_statistics(stats);
+    } else {
+        head_->observe_batch(flatten_rows(features.detach()), flatten_rows(yb));
+    }
     solve_seconds_ += seconds_since(t0);
 }
 
@@ -71,43 +133,74 @@ void MethodTrainer::refresh_full_data() {
     const auto t0 = Clock::now();
     torch::NoGradGuard no_grad;
     GramStatistics stats;
-    for (int64_t start = 0; start < data_.n_train(); start += kEvalChunk) {
-        const int64_t len = std::min(kEvalChunk, data_.n_train() - start);
+    // Data-parallel: each rank accumulates its slice of the training set, then one all-reduce.
+    const auto [begin, end] = comm_ ? rank_share(data_.n_train(), *comm_)
+                                    : std::pair<int64_t, int64_t>{0, data_.n_train()};
+    for (int64_t start = begin; start < end; start += kEvalChunk) {
+        const int64_t len = std::min(kEvalChunk, end - start);
         const auto f = flatten_rows(backbone_->features(data_.x_train.narrow(0, start, len)));
         stats.add(with_bias_column(f), flatten_rows(data_.y_train.narrow(0, start, len)));
+    }
+    if (comm_) {
+        if (!stats.gram.defined()) {  // fewer training samples than ranks: an empty share
+            const int64_t p = backbone_->feature_dim() + 1, k = data_.output_dim();
+            stats.gram = torch::zeros({p, p}, torch::kFloat64);
+            stats.cross = torch::zeros({p, k}, torch::kFloat64);
+        }
+        all_reduce_statistics(stats, *comm_);
     }
     head_->solve_full(stats);
     solve_seconds_ += seconds_since(t0);
 }
 
 double MethodTrainer::theta_step(const torch::Tensor& xb, const torch::Tensor& yb,
-                                 const torch::Tensor& lb) {
+                                 const torch::Tensor& lb, double share) {
     optimizer_->zero_grad();
     auto loss = loss_of(backbone_->features(xb), yb, lb);
-    loss.backward();
+    return backward_and_step(loss, share);
+}
+
+double MethodTrainer::backward_and_step(const torch::Tensor& loss, double share) {
+    double value;
+    if (comm_) {
+        (loss * share).backward();
+        value = all_reduce_gradients(loss.item<double>() * share);
+    } else {
+        loss.backward();
+        value = loss.item<double>();
+    }
     optimizer_->step();
-    return loss.item<double>();
+    return value;
 }
 
 double MethodTrainer::step() {
     const auto t0 = Clock::now();
     ++steps_;
-    const auto idx = sampler_.next();
+    auto idx = sampler_.next();
+    // Data-parallel: the global batch from the same sampler on every rank, then this rank's rows;
+    // `share` weights the local mean loss so that the summed gradients are the global mean's.
+    double share = 1.0;
+    if (comm_) {
+        const int64_t global = idx.size(0);
+        const auto [begin, end] = rank_share(global, *comm_);
+        idx = idx.narrow(0, begin, end - begin);
+        share = static_cast<double>(end - begin) / static_cast<double>(global);
+    }
     const auto xb = data_.x_train.index_select(0, idx);
     const auto yb = data_.y_train.index_select(0, idx);
     const auto lb =
         data_.classification() ? data_.labels_train.index_select(0, idx) : torch::Tensor();
     double loss;
     if (!head_->closed_form()) {
-        loss = theta_step(xb, yb, lb);
+        loss = theta_step(xb, yb, lb, share);
     } else if (head_->wants_full_data(steps_)) {
         // cf-full: W*(θ) before the θ step, so the envelope gradient is exact (deterministic CF).
         refresh_full_data();
-        loss = theta_step(xb, yb, lb);
+        loss = theta_step(xb, yb, lb, share);
     } else if (backbone_first_) {
         // Envelope theorem: ∇θ L*(θ) = ∇θ L(W, θ) at W = W*(θ): the θ step back-propagates the
         // ordinary loss with W fixed, never through the solve. θ_t from W_{t−1} …
-        loss = theta_step(xb, yb, lb);
+        loss = theta_step(xb, yb, lb, share);
         torch::NoGradGuard no_grad;
         observe(backbone_->features(xb), yb);  // … then W_t on φ_{θ_t}(X_B).
     } else {
@@ -115,10 +208,7 @@ double MethodTrainer::step() {
         optimizer_->zero_grad();
         auto features = backbone_->features(xb);
         observe(features, yb);
-        auto l = loss_of(features, yb, lb);
-        l.backward();
-        optimizer_->step();
-        loss = l.item<double>();
+        loss = backward_and_step(loss_of(features, yb, lb), share);
     }
     step_seconds_ += seconds_since(t0);
     return loss;

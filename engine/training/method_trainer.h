@@ -33,6 +33,9 @@ public:
         return evaluate(data_.x_train, data_.y_train, data_.labels_train).at("test_loss");
     }
     bool parameters_finite() override;
+    // Broadcasts the initial parameters from rank 0; later steps split batches and all-reduce
+    // gradients (averaged) and closed-form statistics (distributed/statistics_all_reduce.h).
+    bool attach_communicator(std::shared_ptr<Communicator> comm) override;
 
     const MethodSpec& method() const { return method_; }
     bool closed_form() const override { return head_->closed_form(); }
@@ -50,9 +53,14 @@ public:
 private:
     torch::Tensor loss_of(const torch::Tensor& features, const torch::Tensor& targets,
                           const torch::Tensor& labels) const;
-    double theta_step(const torch::Tensor& xb, const torch::Tensor& yb, const torch::Tensor& lb);
+    // `share`: this rank's fraction of the global batch (1 in one process).
+    double theta_step(const torch::Tensor& xb, const torch::Tensor& yb, const torch::Tensor& lb,
+                      double share);
+    double backward_and_step(const torch::Tensor& loss, double share);
     void observe(const torch::Tensor& features, const torch::Tensor& yb);
     void refresh_full_data();
+    // Sums the gradients (of losses already weighted by this rank's share) and `loss` over ranks.
+    double all_reduce_gradients(double loss);
 
     MethodSpec method_;
     const Dataset& data_;
@@ -62,6 +70,7 @@ private:
     std::unique_ptr<LastLayer> head_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
     BatchSampler sampler_;
+    std::shared_ptr<Communicator> comm_;  // null: one process
     int steps_ = 0;
     double step_seconds_ = 0, solve_seconds_ = 0;
 };

@@ -19,6 +19,8 @@
 #include "data/dataset.h"
 #include "diagnostics/feature_spectrum.h"
 #include "diagnostics/one_step_gain.h"
+#include "distributed/communicator.h"
+#include "distributed/data_parallel_checks.h"
 #include "lastlayer/proximal_solve.h"
 #include "run/run_store.h"
 #include "training/method_trainer.h"
@@ -272,6 +274,10 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
         for (const auto& m : spec.methods) {
             Slot s;
             s.trainer = make_trainer(spec, m, data, seed);
+            if (options.communicator && !s.trainer->attach_communicator(options.communicator))
+                throw std::runtime_error(
+                    "data-parallel runs support the backbone + last-layer methods; '" + m.name +
+                    "' runs in one process only");
             s.summary.method = m.label + suffix;
             s.summary.name = m.name;
             s.summary.sweep_value = sweep_value;
@@ -307,6 +313,8 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
         double loss;
         try {
             loss = s.trainer->step();
+        } catch (const CommunicationError&) {
+            throw;  // every rank must stop, not just this method
         } catch (const std::exception& e) {
             return std::make_pair(std::string("failed"), std::string(e.what()));
         }
@@ -584,6 +592,8 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
                                               std::to_string(data->n_train()) +
                                               " training samples of the data");
     };
+    const auto& comm = options.communicator;
+    if (comm) check_data_parallel_spec(top_spec, *comm);
     try {
         // Bad data fails before a run folder exists (every sub-spec on the same data).
         for (const auto& sub : sub_specs)
@@ -594,8 +604,13 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
         return result;
     }
 
-    if (!options.out_dir.empty()) {
-        store.emplace(RunStore::create(options.out_dir, top_spec.name));
+    const bool writer = !comm || comm->rank() == 0;  // data-parallel: rank 0 writes
+    if (!options.out_dir.empty() && writer) {
+        const std::string shard_suffix = options.shard.sharded()
+                                             ? "-shard" + std::to_string(options.shard.index) +
+                                                   "of" + std::to_string(options.shard.count)
+                                             : "";
+        store.emplace(RunStore::create(options.out_dir, top_spec.name + shard_suffix));
         result.run_dir = store->dir();
         nlohmann::json resolved = to_json(top_spec);
         resolved["versions"] = version_info();
@@ -603,6 +618,9 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
                             {"n_test", data->n_test()},
                             {"output_dim", data->output_dim()},
                             {"num_classes", data->num_classes}};
+        resolved["world_size"] = comm ? comm->world_size() : 1;
+        if (options.shard.sharded())
+            resolved["shard"] = {{"index", options.shard.index}, {"count", options.shard.count}};
         store->write_json("spec.json", resolved);
         store->write_json("summary.json", summary_json("running", {}));
     }
@@ -628,11 +646,18 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
             // Seeds on the available cores, each worker single-threaded: a seed's results do not
             // depend on which worker runs it, so they match a `threads: 1` run bit for bit. One
             // seed: its methods share the cores instead (same guarantee).
-            const int workers = std::min(top_spec.threads, num_seeds);
-            const int method_threads = num_seeds == 1 ? top_spec.threads : 1;
+            // Data-parallel ranks must issue their collectives in the same order: one worker.
+            const int threads = comm ? 1 : top_spec.threads;
+            const int workers = std::min(threads, num_seeds);
+            const int method_threads = num_seeds == 1 ? threads : 1;
             auto run_unit = [&](int si) {
-                run_seed(spec, suffix, sweep_value, vi * num_seeds + si, si, num_seeds,
-                         method_threads, *data, probes, options, reporter, cancelled);
+                const int unit = vi * num_seeds + si;
+                if (!options.shard.owns(unit)) {  // another shard's: nothing to run or write
+                    reporter.finished(unit, {});
+                    return;
+                }
+                run_seed(spec, suffix, sweep_value, unit, si, num_seeds, method_threads, *data,
+                         probes, options, reporter, cancelled);
             };
 
             if (workers <= 1) {

@@ -4,13 +4,17 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "run/shard.h"
 #include "spec/experiment_spec.h"
 #include "training/progress.h"
 
 namespace liftlab {
+
+class Communicator;
 
 struct RunOptions {
     std::string out_dir;                      // parent of the run folder; empty: nothing is written
@@ -18,6 +22,12 @@ struct RunOptions {
     // Called on the running thread before every training step (after the stop check); it may
     // block, which is how a front end pauses a run. `stop` is checked again when it returns.
     std::function<void()> before_step;
+    // Data-parallel (distributed/launch_config.h): every rank calls run_experiment with the same
+    // spec; each step uses the rank's share of the global batch. Rank 0 alone writes the run
+    // folder. Null: one process.
+    std::shared_ptr<Communicator> communicator;
+    // Only this slice of the (sweep value × seed) grid (run/shard.h).
+    Shard shard;
 };
 
 struct MethodRunSummary {

@@ -14,6 +14,7 @@ namespace liftlab {
 struct ExperimentSpec;
 struct MethodSpec;
 struct Dataset;
+class Communicator;
 
 class Trainer {
 public:
@@ -28,6 +29,11 @@ public:
     virtual bool closed_form() const = 0;
     virtual double step_seconds() const = 0;
     virtual double solve_seconds() const = 0;
+
+    // Data-parallel training (DESIGN.md "Scale"): from now on each step uses this rank's share
+    // of every global batch and all-reduces what the update needs. False when the trainer does
+    // not support it (the runner then refuses the run).
+    virtual bool attach_communicator(std::shared_ptr<Communicator> comm) { return false; }
 
     // Diagnostics of the last layer; trainers without one return undefined tensors.
     virtual torch::Tensor flat_features(const torch::Tensor& x) { return {}; }  // N × d

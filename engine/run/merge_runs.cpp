@@ -1,0 +1,169 @@
+#include "run/merge_runs.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+#include "run/run_store.h"
+
+namespace liftlab {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+json read_json_file(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("merge: cannot read " + path);
+    try {
+        return json::parse(in);
+    } catch (const std::exception& e) {
+        throw std::runtime_error("merge: " + path + " is not valid JSON: " + e.what());
+    }
+}
+
+// The spec without what legitimately differs between shards.
+json comparable(json spec) {
+    spec.erase("shard");
+    spec.erase("versions");
+    return spec;
+}
+
+// The rows of a CSV file after its header; a last line without its newline (a row cut by a
+// killed writer) is dropped, as the readers do.
+std::string rows_of(const std::string& path, std::string* header) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "";
+    std::stringstream ss;
+    ss << in.rdbuf();
+    std::string text = ss.str();
+    const auto first = text.find('\n');
+    if (first == std::string::npos) return "";
+    if (header->empty()) *header = text.substr(0, first + 1);
+    text = text.substr(first + 1);
+    const auto last = text.rfind('\n');
+    return last == std::string::npos ? "" : text.substr(0, last + 1);
+}
+
+struct Shard {
+    std::string dir;
+    json spec, summary;
+    int index = 0;
+};
+
+}  // namespace
+
+std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
+                             const std::string& out_parent) {
+    if (shard_dirs.empty()) throw std::runtime_error("merge: no shard folders given");
+    std::vector<Shard> shards;
+    for (const auto& dir : shard_dirs) {
+        Shard s;
+        s.dir = dir;
+        s.spec = read_json_file(dir + "/spec.json");
+        s.summary = read_json_file(dir + "/summary.json");
+        if (!s.spec.contains("shard"))
+            throw std::runtime_error("merge: " + dir +
+                                     " is not a shard (its spec.json has no \"shard\"; run it "
+                                     "with --shard K/N)");
+        s.index = s.spec["shard"].value("index", -1);
+        const std::string status = s.summary.value("status", "");
+        if (status == "running" || status.empty())
+            throw std::runtime_error("merge: shard " + dir + " has not finished (status '" +
+                                     status + "')");
+        shards.push_back(std::move(s));
+    }
+    const auto& first = shards.front();
+    const int count = first.spec["shard"].value("count", 0);
+    const json reference = comparable(first.spec);
+    std::vector<std::string> owner(std::max(count, 0));
+    for (const auto& s : shards) {
+        if (s.spec["shard"].value("count", 0) != count)
+            throw std::runtime_error("merge: " + s.dir + " is a shard of " +
+                                     std::to_string(s.spec["shard"].value("count", 0)) + " but " +
+                                     first.dir + " one of " + std::to_string(count));
+        const json diff = json::diff(reference, comparable(s.spec));
+        if (!diff.empty())
+            throw std::runtime_error("merge: " + s.dir + " was run with a different spec than " +
+                                     first.dir + " (first difference at " +
+                                     diff.front().value("path", std::string("?")) + ")");
+        if (s.index < 0 || s.index >= count)
+            throw std::runtime_error("merge: " + s.dir + " has a bad shard index");
+        if (!owner[s.index].empty())
+            throw std::runtime_error("merge: shard " + std::to_string(s.index) + "/" +
+                                     std::to_string(count) + " given twice (" + owner[s.index] +
+                                     ", " + s.dir + ")");
+        owner[s.index] = s.dir;
+    }
+    std::string missing;
+    for (int k = 0; k < count; ++k)
+        if (owner[k].empty()) missing += (missing.empty() ? "" : ", ") + std::to_string(k);
+    if (!missing.empty())
+        throw std::runtime_error("merge: missing shard(s) " + missing + " of " +
+                                 std::to_string(count));
+    std::sort(shards.begin(), shards.end(),
+              [](const Shard& a, const Shard& b) { return a.index < b.index; });
+
+    // Runs in an unsharded run's order: cell (sweep value index, seed index), then method order
+    // within a cell, which each shard already keeps.
+    const json seeds = first.spec.value("seeds", json::array());
+    const json values = first.spec.contains("sweep")
+                            ? first.spec["sweep"].value("values", json::array())
+                            : json::array();
+    auto cell_of = [&](const json& run) {
+        int vi = 0, si = 0;
+        if (run.contains("sweep_value"))
+            vi = static_cast<int>(std::find(values.begin(), values.end(), run["sweep_value"]) -
+                                  values.begin());
+        si = static_cast<int>(std::find(seeds.begin(), seeds.end(), run["seed"]) - seeds.begin());
+        return vi * static_cast<int>(seeds.size()) + si;
+    };
+    json runs = json::array();
+    bool any_cancelled = false, any_ok = false;
+    for (const auto& s : shards) {
+        any_cancelled = any_cancelled || s.summary.value("status", "") == "cancelled";
+        for (const auto& r : s.summary.value("runs", json::array())) {
+            runs.push_back(r);
+            const std::string st = r.value("status", "");
+            any_ok = any_ok || st == "ok" || st == "cancelled";
+        }
+    }
+    std::stable_sort(runs.begin(), runs.end(),
+                     [&](const json& a, const json& b) { return cell_of(a) < cell_of(b); });
+
+    std::string dir;
+    {
+        const auto store = RunStore::create(out_parent, first.spec.value("name", "merged"));
+        dir = store.dir();
+    }
+    json spec = first.spec;
+    spec.erase("shard");
+    spec["merged_from"] = json::array();
+    for (const auto& s : shards) spec["merged_from"].push_back(fs::absolute(s.dir).string());
+    write_file_atomic(dir + "/spec.json", spec.dump(2) + "\n");
+
+    for (const char* file : {"metrics.csv", "spectra.csv", "traces.csv", "dwells.csv"}) {
+        std::string header, body;
+        for (const auto& s : shards) body += rows_of(s.dir + "/" + file, &header);
+        if (!header.empty()) write_file_atomic(dir + "/" + file, header + body);
+    }
+    for (const auto& s : shards) {
+        const fs::path traj = fs::path(s.dir) / "trajectories";
+        if (!fs::is_directory(traj)) continue;
+        fs::create_directories(fs::path(dir) / "trajectories");
+        for (const auto& e : fs::directory_iterator(traj))
+            fs::copy_file(e.path(), fs::path(dir) / "trajectories" / e.path().filename(),
+                          fs::copy_options::overwrite_existing);
+    }
+    const std::string status = any_cancelled ? "cancelled" : (any_ok ? "ok" : "diverged");
+    write_file_atomic(dir + "/summary.json",
+                      json{{"status", status}, {"runs", runs}}.dump(2) + "\n");
+    return dir;
+}
+
+}  // namespace liftlab

@@ -1,0 +1,127 @@
+// Sweeps over a cluster: `run --shard K/N` slices of a (sweep value × seed) grid, merged back into
+// one run folder that equals the unsharded run's summary; and the merges that must be refused.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "run/merge_runs.h"
+#include "test_helpers.h"
+#include "training/runner.h"
+
+using liftlab::test::has;
+using nlohmann::json;
+
+namespace {
+
+liftlab::ExperimentSpec sweep_spec() {
+    return liftlab::parse_spec(json::parse(R"({
+        "name": "shard-sweep",
+        "task": {"input_dim": 4, "output_dim": 2, "teacher_hidden": [16], "n_train": 256,
+                 "n_test": 64, "noise": 0.05},
+        "backbone": {"hidden": [16], "feature_dim": 8},
+        "methods": [{"name": "adam", "lr": 0.003}, {"name": "cf-prox", "lambda": 1.0}],
+        "batch_size": 16, "steps": 20, "log_every": 10, "seeds": [0, 1], "threads": 1,
+        "sweep": {"key": "batch_size", "values": [8, 16, 32]}})"));
+}
+
+json read_json(const std::string& path) {
+    std::ifstream in(path);
+    return json::parse(in);
+}
+
+// Rows of metrics.csv without the wall-clock metrics (they differ from run to run).
+std::multiset<std::string> metric_rows(const std::string& dir) {
+    std::ifstream in(dir + "/metrics.csv");
+    std::multiset<std::string> rows;
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line))
+        if (!has(line, ",time_s,") && !has(line, ",solve_fraction,")) rows.insert(line);
+    return rows;
+}
+
+std::string merge_error(const std::vector<std::string>& dirs, const std::string& out) {
+    try {
+        liftlab::merge_shard_runs(dirs, out);
+    } catch (const std::runtime_error& e) {
+        return e.what();
+    }
+    ADD_FAILURE() << "expected the merge to be refused";
+    return "";
+}
+
+std::vector<std::string> run_shards(const liftlab::ExperimentSpec& spec, int count,
+                                    const std::string& out) {
+    std::vector<std::string> dirs;
+    for (int k = 0; k < count; ++k) {
+        liftlab::RunOptions o;
+        o.out_dir = out;
+        o.shard = {k, count};
+        dirs.push_back(liftlab::run_experiment(spec, o).run_dir);
+    }
+    return dirs;
+}
+
+}  // namespace
+
+TEST(ShardMerge, FourShardsMergedEqualTheUnshardedSweep) {
+    liftlab::test::TempDir tmp;
+    const auto spec = sweep_spec();
+    liftlab::RunOptions whole;
+    whole.out_dir = tmp.file("whole");
+    const auto full = liftlab::run_experiment(spec, whole);
+    // 3 values × 2 seeds = 6 cells over 4 shards: shards 0 and 1 get two cells, 2 and 3 one.
+    const auto dirs = run_shards(spec, 4, tmp.file("shards"));
+    EXPECT_EQ(read_json(dirs[0] + "/summary.json")["runs"].size(), 4u);
+    EXPECT_EQ(read_json(dirs[3] + "/summary.json")["runs"].size(), 2u);
+    EXPECT_EQ(read_json(dirs[2] + "/spec.json")["shard"], json({{"index", 2}, {"count", 4}}));
+
+    // Given in any order.
+    const std::string merged =
+        liftlab::merge_shard_runs({dirs[2], dirs[0], dirs[3], dirs[1]}, tmp.file("merged"));
+    const auto a = read_json(full.run_dir + "/summary.json");
+    const auto b = read_json(merged + "/summary.json");
+    EXPECT_EQ(b["status"], a["status"]);
+    ASSERT_EQ(b["runs"].size(), a["runs"].size());
+    for (size_t i = 0; i < a["runs"].size(); ++i) {
+        auto ra = a["runs"][i], rb = b["runs"][i];
+        for (auto* r : {&ra, &rb}) {
+            (*r)["final"].erase("time_s");  // wall clock
+            (*r)["final"].erase("solve_fraction");
+        }
+        EXPECT_EQ(rb, ra) << "run " << i;  // same order, same numbers (deterministic runs)
+    }
+    EXPECT_EQ(metric_rows(merged), metric_rows(full.run_dir));
+    auto spec_a = read_json(full.run_dir + "/spec.json"), spec_b = read_json(merged + "/spec.json");
+    EXPECT_FALSE(spec_b.contains("shard"));
+    EXPECT_EQ(spec_b["merged_from"].size(), 4u);
+    spec_b.erase("merged_from");
+    EXPECT_EQ(spec_b, spec_a);
+}
+
+TEST(ShardMerge, RefusesShardsOfDifferentSpecsMissingShardsAndPlainRuns) {
+    liftlab::test::TempDir tmp;
+    auto spec = sweep_spec();
+    spec.steps = 4;
+    spec.log_every = 2;
+    spec.sweep.values.resize(2);
+    const auto dirs = run_shards(spec, 2, tmp.file("a"));
+    auto other = spec;
+    other.methods[1].lambda = 5.0;
+    const auto other_dirs = run_shards(other, 2, tmp.file("b"));
+
+    const std::string diff = merge_error({dirs[0], other_dirs[1]}, tmp.file("m"));
+    EXPECT_TRUE(has(diff, "different spec")) << diff;
+    EXPECT_TRUE(has(diff, "/methods/1/lambda")) << diff;
+    EXPECT_TRUE(has(merge_error({dirs[0]}, tmp.file("m")), "missing shard(s) 1 of 2"));
+    EXPECT_TRUE(has(merge_error({dirs[0], dirs[0]}, tmp.file("m")), "given twice"));
+    const auto plain = liftlab::run_experiment(spec, {tmp.file("plain")});
+    EXPECT_TRUE(has(merge_error({plain.run_dir}, tmp.file("m")), "is not a shard"));
+    auto three = run_shards(spec, 3, tmp.file("c"));
+    EXPECT_TRUE(has(merge_error({dirs[0], three[1]}, tmp.file("m")), "is a shard of 3"));
+    // An unfinished shard (killed, or still running) is refused.
+    std::ofstream(dirs[1] + "/summary.json") << R"({"status": "running", "runs": []})";
+    EXPECT_TRUE(has(merge_error({dirs[0], dirs[1]}, tmp.file("m")), "has not finished"));
+}
