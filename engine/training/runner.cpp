@@ -58,6 +58,26 @@ void write_trajectory(const RunStore& store, const Slot& s) {
     std::filesystem::rename(file + ".tmp", file);
 }
 
+}  // namespace
+
+std::vector<std::string> final_metric_warnings(const std::map<std::string, double>& fin) {
+    std::vector<std::string> out;
+    // Below 1 % of the draws (METHODS.md n-D EBMs) the importance log Z rests on a handful of
+    // weights: biased low and with an unreliable standard error, and so is test_loss.
+    constexpr double kMinEssFraction = 0.01;
+    if (const auto it = fin.find("ess_fraction"); it != fin.end() && it->second < kMinEssFraction) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "importance-sampling ESS fraction %.3g < 1 %%: log_z and test_loss are "
+                      "unreliable (try icnn.proposal=flow)",
+                      it->second);
+        out.emplace_back(text);
+    }
+    return out;
+}
+
+namespace {
+
 nlohmann::json summary_json(const std::string& status, const std::vector<MethodRunSummary>& runs) {
     nlohmann::json arr = nlohmann::json::array();
     for (const auto& r : runs) {
@@ -70,6 +90,8 @@ nlohmann::json summary_json(const std::string& status, const std::vector<MethodR
                             {"final", fin}};
         if (!r.sweep_value.empty()) e["sweep_value"] = nlohmann::json::parse(r.sweep_value);
         if (!r.reason.empty()) e["reason"] = r.reason;
+        const auto warnings = final_metric_warnings(r.final_metrics);
+        if (!warnings.empty()) e["warnings"] = warnings;
         arr.push_back(e);
     }
     return {{"status", status}, {"runs", arr}};
