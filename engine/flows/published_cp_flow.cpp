@@ -156,7 +156,8 @@ std::vector<torch::Tensor> PublishedCpFlowImpl::constrained(const torch::Tensor&
     for (size_t i = 0; i < body_w_.size(); ++i)
         hcur = torch::relu(torch::addmm(body_b_[i], hcur, body_w_[i].t()));
     auto pooled = hcur.mean(0);
-    pooled = (pooled - pooled.mean()) / (pooled.std(/*unbiased=*/false) + kPoolEps);
+    // Standardised over its 96 entries exactly as the engine's lifter does (positivity.cpp).
+    pooled = (pooled - pooled.mean()) / torch::sqrt(pooled.var(/*unbiased=*/false) + kPoolEps);
     std::vector<torch::Tensor> out;
     for (size_t l = 0; l < raw_.size(); ++l)
         out.push_back((torch::mv(readout_w_[l], pooled) + readout_b_[l]).reshape(raw_[l].sizes()));

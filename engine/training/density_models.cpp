@@ -140,6 +140,7 @@ public:
     template <typename Energy>
     void refine(const Energy& energy, int64_t batch, uint64_t seed) {
         if (!refiner_) return;
+        torch::AutoGradMode enable(true);  // also when the caller evaluates under no-grad
         auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
         for (int k = 0; k < refine_steps_; ++k) {
             const auto z =

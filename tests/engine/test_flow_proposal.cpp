@@ -210,7 +210,7 @@ TEST(FlowProposal, BadOptionsAreNamed) {
             EXPECT_TRUE(has(e.what(), needle)) << e.what();
         }
     };
-    expect_invalid([] { AffineCouplingFlow(AffineCouplingFlowOptions(1)); }, "dim must be >= 2");
+    expect_invalid([] { AffineCouplingFlow f(AffineCouplingFlowOptions(1)); }, "dim must be >= 2");
     expect_invalid([] { AffineCouplingFlow(AffineCouplingFlowOptions(2).layers(0)); }, "layers");
     expect_invalid(
         [] {

@@ -132,7 +132,7 @@ TEST(PublishedCpFlow, BadOptionsAreNamed) {
             EXPECT_TRUE(has(e.what(), needle)) << e.what();
         }
     };
-    expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(3)); }, "dim must be 2");
+    expect_invalid([] { PublishedCpFlow f(PublishedCpFlowOptions(3)); }, "dim must be 2");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).hidden(7)); }, "even");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).strategy("lifter-nobody")); },
                    "lifter-nobody");
