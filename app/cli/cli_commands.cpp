@@ -143,6 +143,8 @@ int command_run(const RunArgs& args) {
         std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12.5g %12.5g %9.2f\n", r.method.c_str(),
                      static_cast<unsigned long long>(r.seed), r.status.c_str(), r.steps_done,
                      metric("test_loss"), metric("train_loss"), metric("time_s"));
+        for (const auto& w : final_metric_warnings(r.final_metrics))
+            std::fprintf(stderr, "  warning: %s\n", w.c_str());
     }
 
     try {

@@ -17,7 +17,7 @@ namespace {
 const std::vector<std::string> kMetricOrder = {"test_loss",      "test_accuracy",
                                                "test_rel_l2",    "tv",
                                                "tv_se",          "log_z",
-                                               "log_z_se",       "ess_fraction",
+                                               "log_z_se",       "ess_fraction", "proposal_nll", "nonpositive_dets",
                                                "sigma2_jac",     "sigma2_jac_null_sd",
                                                "p_value",        "sigma2_jac_theta",
                                                "p_value_theta",  "shoulder_occupancy",

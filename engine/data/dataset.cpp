@@ -38,8 +38,8 @@ Dataset make_demand_dataset(const TaskSpec& task) {
     return out;
 }
 
-// Where generated data is cached: task.cache_dir, else $XDG_CACHE_HOME/liftlab, else
-// ~/.cache/liftlab (empty: no cache when none of these can be determined).
+}  // namespace
+
 std::string data_cache_dir(const TaskSpec& task) {
     if (!task.cache_dir.empty()) return task.cache_dir;
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -48,6 +48,8 @@ std::string data_cache_dir(const TaskSpec& task) {
         return std::string(home) + "/.cache/liftlab";
     return "";
 }
+
+namespace {
 
 // Operator learning: x = u0 (n × s); y = u(·, T) as n × s × 1, every grid point a sample of the
 // last layer. Train and test are one generation (seeded), split in order.

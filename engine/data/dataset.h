@@ -38,4 +38,8 @@ public:
 // Builds the data set a task describes (generated or loaded). Throws DataError for bad files.
 Dataset make_dataset(const TaskSpec& task, const DataProgress& progress = {});
 
+// Where generated data (and what is fitted to it once, like the n-D flow proposal) is cached:
+// task.cache_dir, else $XDG_CACHE_HOME/liftlab, else ~/.cache/liftlab ("" when none is known).
+std::string data_cache_dir(const TaskSpec& task);
+
 }  // namespace liftlab

@@ -241,7 +241,14 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("proposal", c.proposal);
     r.read("proposal_dof", c.proposal_dof);
     r.read("proposal_inflate", c.proposal_inflate);
+    r.read("flow_layers", c.flow_layers);
+    r.read("flow_hidden", c.flow_hidden);
+    r.read("flow_fit_steps", c.flow_fit_steps);
+    r.read("flow_refine_steps", c.flow_refine_steps);
+    r.read("flow_refine_lr", c.flow_refine_lr);
+    r.read("architecture", c.architecture);
     r.finish();
+    require_one_of(c.architecture, {"liftlab", "cpflow-published"}, r.key("architecture"));
     require(c.width > 0, r.key("width"), "must be positive");
     require(c.layers > 0, r.key("layers"), "must be positive");
     require(c.grad_clip >= 0, r.key("grad_clip"), "must be non-negative");
@@ -253,9 +260,14 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
             "must be 0 (the evaluation grid) or a multiple of 8, at least 16");
     require(c.is_samples > 1, r.key("is_samples"), "must be at least 2");
     require(c.eval_is_samples > 1, r.key("eval_is_samples"), "must be at least 2");
-    require_one_of(c.proposal, {"gaussian", "student-t"}, r.key("proposal"));
+    require_one_of(c.proposal, {"flow", "gaussian", "student-t"}, r.key("proposal"));
     require(c.proposal_dof > 2, r.key("proposal_dof"), "must be greater than 2");
     require(c.proposal_inflate > 0, r.key("proposal_inflate"), "must be positive");
+    require(c.flow_layers > 0, r.key("flow_layers"), "must be positive");
+    require(c.flow_hidden > 0, r.key("flow_hidden"), "must be positive");
+    require(c.flow_fit_steps >= 0, r.key("flow_fit_steps"), "must be non-negative");
+    require(c.flow_refine_steps >= 0, r.key("flow_refine_steps"), "must be non-negative");
+    require(c.flow_refine_lr > 0, r.key("flow_refine_lr"), "must be positive");
     return c;
 }
 
@@ -266,7 +278,12 @@ OptimizerSpec parse_optimizer(const nlohmann::json& j) {
     require_one_of(o.kind, {"sgd", "adam"}, r.key("kind"));
     r.read("lr", o.lr);
     r.read("momentum", o.momentum);
+    r.read("lr_step_every", o.lr_step_every);
+    r.read("lr_step_gamma", o.lr_step_gamma);
     r.finish();
+    require(o.lr_step_every >= 0, r.key("lr_step_every"), "must be non-negative (0: constant)");
+    require(o.lr_step_gamma > 0 && o.lr_step_gamma <= 1, r.key("lr_step_gamma"),
+            "must lie in (0, 1]");
     require(o.lr > 0, r.key("lr"), "must be positive");
     require(o.momentum >= 0 && o.momentum < 1, r.key("momentum"), "must lie in [0, 1)");
     return o;
@@ -423,6 +440,16 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
                 icnn ? "the ICNN tasks take positivity strategies (pgd, softplus, lifter, …)"
                      : "positivity strategies need an ICNN task (icnn-ebm-1d, icnn-ebm-nd, "
                        "cpflow-toy, cpflow-tabular)");
+    const bool published = s.icnn.architecture == "cpflow-published";
+    if (published) {
+        require(s.task.kind == "cpflow-toy", "icnn.architecture",
+                "cpflow-published needs task.kind cpflow-toy");
+        for (size_t i = 0; i < s.methods.size(); ++i)
+            require_one_of(s.methods[i].name, {"lifter", "softplus", "pgd"},
+                           "methods[" + std::to_string(i) + "].name");
+    }
+    require(published || s.optimizer.lr_step_every == 0, "optimizer.lr_step_every",
+            "is only used with icnn.architecture cpflow-published");
     if (icnn && s.task.kind != "cpflow-tabular")
         require(s.batch_size <= s.task.n_train, "batch_size",
                 "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
@@ -504,7 +531,9 @@ nlohmann::json to_json(const ExperimentSpec& s) {
           {"layers", s.backbone.layers},
           {"channels", s.backbone.channels}}},
         {"optimizer",
-         {{"kind", s.optimizer.kind}, {"lr", s.optimizer.lr}, {"momentum", s.optimizer.momentum}}},
+         {{"kind", s.optimizer.kind}, {"lr", s.optimizer.lr}, {"momentum", s.optimizer.momentum},
+          {"lr_step_every", s.optimizer.lr_step_every},
+          {"lr_step_gamma", s.optimizer.lr_step_gamma}}},
         {"icnn",
          {{"width", s.icnn.width},
           {"layers", s.icnn.layers},
@@ -516,7 +545,13 @@ nlohmann::json to_json(const ExperimentSpec& s) {
           {"eval_is_samples", s.icnn.eval_is_samples},
           {"proposal", s.icnn.proposal},
           {"proposal_dof", s.icnn.proposal_dof},
-          {"proposal_inflate", s.icnn.proposal_inflate}}},
+          {"proposal_inflate", s.icnn.proposal_inflate},
+          {"flow_layers", s.icnn.flow_layers},
+          {"flow_hidden", s.icnn.flow_hidden},
+          {"flow_fit_steps", s.icnn.flow_fit_steps},
+          {"flow_refine_steps", s.icnn.flow_refine_steps},
+          {"flow_refine_lr", s.icnn.flow_refine_lr},
+          {"architecture", s.icnn.architecture}}},
         {"methods", methods},
         {"batch_size", s.batch_size},
         {"steps", s.steps},

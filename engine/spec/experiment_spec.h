@@ -88,15 +88,33 @@ struct IcnnSpec {
     int train_quadrature_points = 512;
     int is_samples = 4096;        // icnn-ebm-nd: proposal samples for log Z per training step
     int eval_is_samples = 65536;  // icnn-ebm-nd: proposal samples for log Z at evaluation
-    std::string proposal = "student-t";  // icnn-ebm-nd: gaussian | student-t (moment-matched)
+    // icnn-ebm-nd: flow (affine-coupling flow fitted to the training data, cached) | gaussian |
+    // student-t (moment-matched)
+    std::string proposal = "student-t";
     double proposal_dof = 5.0;
-    double proposal_inflate = 1.5;  // covariance inflation of the proposal
+    // Widening of the proposal: covariance factor (gaussian, student-t), base variance τ² (flow)
+    double proposal_inflate = 1.5;
+    int flow_layers = 8;        // flow proposal: coupling layers
+    int flow_hidden = 128;      // flow proposal: width of each coupling MLP
+    int flow_fit_steps = 3000;  // flow proposal: Adam steps of the maximum-likelihood fit
+    // flow proposal: Adam steps per training step that refine the flow toward the current EBM
+    // (reverse KL, density_models.cpp); 0: the data fit is used as is
+    int flow_refine_steps = 0;
+    double flow_refine_lr = 1e-4;
+    // cpflow-toy: liftlab (our ICNN and CpFlow, engine/flows/cp_flow.h) | cpflow-published (the
+    // published toy recipe: ActNorm + one convex block of the input-augmented ICNN, width =
+    // hidden units, layers = depth; engine/flows/published_cp_flow.h)
+    std::string architecture = "liftlab";
 };
 
 struct OptimizerSpec {
     std::string kind = "adam";  // sgd | adam
     double lr = 1e-3;
     double momentum = 0.0;  // sgd only
+    // Step decay lr · gamma^⌊step / lr_step_every⌋ (0: constant). Only the cpflow-published
+    // trainer reads it; the spec rejects it elsewhere.
+    int lr_step_every = 0;
+    double lr_step_gamma = 0.5;
 };
 
 // One method to compare. Hyper-parameters irrelevant to a method are ignored for it.

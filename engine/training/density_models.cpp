@@ -1,7 +1,15 @@
 #include "training/density_models.h"
 
-#include <stdexcept>
+#include <ATen/CPUGeneratorImpl.h>
 
+#include <cmath>
+#include <optional>
+#include <stdexcept>
+#include <tuple>
+#include <utility>
+
+#include "data/dataset.h"
+#include "ebm/flow_proposal.h"
 #include "ebm/importance.h"
 #include "ebm/log_concave_targets.h"
 #include "ebm/nd_targets.h"
@@ -94,29 +102,112 @@ double chunked_mean(const torch::Tensor& x, F f) {
     return sum / static_cast<double>(x.size(0));
 }
 
+constexpr std::uint64_t kRefineStream =
+    0x2EF1;  // proposal refinement draws, apart from the IS draws
+
 // Per-step importance-sample seeds, never the training stream's.
 std::uint64_t step_seed(int step) {
     return 0xB16B00B5ULL + 7919ULL * static_cast<uint64_t>(step);
 }
 
+// The importance proposal q of icnn-ebm-nd (spec icnn.proposal): the affine-coupling flow fitted
+// by maximum likelihood to the training data once (cached under the data cache), sampled from a
+// base N(0, proposal_inflate · I); or the moment-matched Gaussian / Student-t of ebm/importance.h.
+// The flow can be refined toward the current EBM (icnn.flow_refine_steps Adam steps per training
+// step): reverse KL, KL(q_φ ‖ e^{−E}/Z) = E_{z~N(0,I)}[log q_φ(T⁻¹z) + E(T⁻¹z)] + log Z, by the
+// reparameterised gradient through the sampling map, with the EBM's weights held fixed (our
+// choice of objective: it needs no samples of the EBM; the reference trains its sampler
+// alongside the EBM too, luqigroup/lift lift/objectives/ebm_losses.py).
+class NdProposal {
+public:
+    NdProposal(const ExperimentSpec& spec, const Dataset& data) {
+        const auto& c = spec.icnn;
+        if (c.proposal != "flow") {
+            moment_ = Proposal::fit(data.x_train.to(torch::kFloat64), c.proposal, c.proposal_dof,
+                                    c.proposal_inflate);
+            return;
+        }
+        base_variance_ = c.proposal_inflate;
+        refine_steps_ = c.flow_refine_steps;
+        FlowFitOptions fit;
+        fit.steps = c.flow_fit_steps;
+        fit.seed = spec.task.data_seed;
+        fit.cache_dir = data_cache_dir(spec.task);
+        auto fitted = fit_flow_proposal(data.x_train,
+                                        AffineCouplingFlowOptions(data.input_dim())
+                                            .layers(c.flow_layers)
+                                            .hidden(c.flow_hidden)
+                                            .seed(spec.task.data_seed),
+                                        fit);
+        flow_ = fitted.flow;
+        if (refine_steps_ > 0)
+            refiner_ = std::make_unique<torch::optim::Adam>(
+                flow_->parameters(), torch::optim::AdamOptions(c.flow_refine_lr));
+        else
+            for (auto& p : flow_->parameters()) p.set_requires_grad(false);
+    }
+    bool adapts() const { return refiner_ != nullptr; }
+    // refine_steps reverse-KL steps toward exp(−energy) (energy: rows → energies, autograd in x).
+    template <typename Energy>
+    void refine(const Energy& energy, int64_t batch, uint64_t seed) {
+        if (!refiner_) return;
+        torch::AutoGradMode enable(true);  // also when the caller evaluates under no-grad
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+        for (int k = 0; k < refine_steps_; ++k) {
+            const auto z =
+                torch::randn({batch, flow_->options().dim()}, gen) * std::sqrt(base_variance_);
+            const auto [x, log_det] = flow_->decode(z);
+            // log q(x) = log N(z) − log_det; log N(z) does not depend on φ.
+            const auto loss = (energy(x).to(torch::kFloat32) - log_det).mean();
+            refiner_->zero_grad();
+            loss.backward();
+            refiner_->step();
+        }
+    }
+    // m draws (float64) and their log q, from a generator seeded by `seed`.
+    std::pair<torch::Tensor, torch::Tensor> draw(int64_t m, uint64_t seed) const {
+        torch::NoGradGuard no_grad;
+        if (flow_) return flow_->sample(m, seed, base_variance_);
+        auto x = moment_->sample(m, seed);
+        auto lq = moment_->log_prob(x);
+        return {x, lq};
+    }
+    // log q of the rows of x (float64): the proposal's own density, a baseline model of the data.
+    torch::Tensor log_prob(const torch::Tensor& x) const {
+        torch::NoGradGuard no_grad;
+        if (flow_) return flow_->log_prob(x, base_variance_);
+        return moment_->log_prob(x.to(torch::kFloat64));
+    }
+
+private:
+    std::optional<Proposal> moment_;
+    AffineCouplingFlow flow_{nullptr};
+    double base_variance_ = 1.0;
+    int refine_steps_ = 0;
+    std::unique_ptr<torch::optim::Adam> refiner_;
+};
+
 // icnn-ebm-nd: NLL = mean E(x) + log Ẑ with log Ẑ = logsumexp_m(−E(x_m) − log q(x_m)) − log M over
-// fresh proposal samples every step (METHODS.md "Log-concave EBMs, n-D"). The proposal q is a
-// moment-matched Gaussian or Student-t fitted to the training data (covariance inflated by
-// icnn.proposal_inflate) — the documented first version instead of a normalising-flow proposal.
-// TV by Monte Carlo where the target density is known: E_{x~p}[max(0, 1 − q(x)/p(x))] over the
-// test samples, with q normalised by the evaluation log Ẑ.
+// fresh proposal samples every step (METHODS.md "Log-concave EBMs, n-D"), q the NdProposal above.
+// Every evaluation reports log Ẑ with its standard error and the effective sample size fraction
+// of its eval_is_samples draws, and the proposal's own test NLL (q is itself a density model of
+// the data: a reference line for the EBM's). TV by Monte Carlo where the target density is
+// known: E_{x~p}[max(0, 1 − q(x)/p(x))] over the test samples, with q normalised by the
+// evaluation log Ẑ.
 class EbmNdModel : public DensityModel {
 public:
     EbmNdModel(const ExperimentSpec& spec, const Dataset& data, const std::string& strategy,
                int64_t width)
         : spec_(spec),
           icnn_(icnn_options(spec, data.input_dim(), strategy, width)),
-          proposal_(Proposal::fit(data.x_train.to(torch::kFloat64), spec.icnn.proposal,
-                                  spec.icnn.proposal_dof, spec.icnn.proposal_inflate)) {
+          proposal_(spec, data) {
         if (spec.task.target != "fmnist-latents")
             target_ = make_nd_target(spec.task.target, spec.task.dim, spec.task.data_seed);
-        eval_samples_ = proposal_.sample(spec.icnn.eval_is_samples, /*seed=*/0xE7A1);
-        eval_log_q_ = proposal_.log_prob(eval_samples_);
+        draw_eval_samples();
+    }
+    void draw_eval_samples() {
+        std::tie(eval_samples_, eval_log_q_) =
+            proposal_.draw(spec_.icnn.eval_is_samples, /*seed=*/0xE7A1);
         eval_samples_ = eval_samples_.to(torch::kFloat32);
     }
     Icnn icnn() override { return icnn_; }
@@ -127,9 +218,16 @@ public:
     torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                       int step) override {
         if (step != cached_step_) {
-            const auto samples = proposal_.sample(spec_.icnn.is_samples, step_seed(step));
-            step_log_q_ = proposal_.log_prob(samples);
-            step_samples_ = samples.to(torch::kFloat32);
+            if (proposal_.adapts()) {
+                std::vector<torch::Tensor> fixed;
+                for (const auto& w : constrained) fixed.push_back(w.detach());
+                proposal_.refine(
+                    [&](const torch::Tensor& xs) { return icnn_->energy_with_weights(xs, fixed); },
+                    spec_.batch_size, step_seed(step) ^ kRefineStream);
+            }
+            std::tie(step_samples_, step_log_q_) =
+                proposal_.draw(spec_.icnn.is_samples, step_seed(step));
+            step_samples_ = step_samples_.to(torch::kFloat32);
             cached_step_ = step;
         }
         const auto e_q = icnn_->energy_with_weights(step_samples_, constrained).to(torch::kFloat64);
@@ -142,6 +240,7 @@ public:
     }
     std::map<std::string, double> evaluate(const torch::Tensor& x,
                                            const std::vector<torch::Tensor>& constrained) override {
+        if (proposal_.adapts()) draw_eval_samples();  // the proposal moved since the last one
         std::vector<torch::Tensor> e_parts;
         for (int64_t i = 0; i < eval_samples_.size(0); i += kEvalChunk)
             e_parts.push_back(
@@ -158,7 +257,10 @@ public:
             {"log_z", lz},
             {"log_z_se", log_partition_standard_error(e_q, eval_log_q_)},
             {"ess_fraction",
-             effective_sample_size(e_q, eval_log_q_) / static_cast<double>(e_q.size(0))}};
+             effective_sample_size(e_q, eval_log_q_) / static_cast<double>(e_q.size(0))},
+            {"proposal_nll", -chunked_mean(x, [&](const torch::Tensor& chunk) {
+                 return proposal_.log_prob(chunk);
+             })}};
         if (target_) {
             const auto tv = monte_carlo_tv(target_->log_density(x.to(torch::kFloat64)), -e_x - lz);
             out["tv"] = tv.tv;
@@ -173,7 +275,7 @@ protected:
 private:
     ExperimentSpec spec_;
     Icnn icnn_;
-    Proposal proposal_;
+    NdProposal proposal_;
     std::unique_ptr<NdTarget> target_;
     torch::Tensor eval_samples_, eval_log_q_;
     int cached_step_ = -1;

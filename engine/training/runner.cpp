@@ -80,6 +80,26 @@ void write_trajectory(const RunStore& store, Slot& s) {
     s.trajectory_dirty = false;
 }
 
+}  // namespace
+
+std::vector<std::string> final_metric_warnings(const std::map<std::string, double>& fin) {
+    std::vector<std::string> out;
+    // Below 1 % of the draws (METHODS.md n-D EBMs) the importance log Z rests on a handful of
+    // weights: biased low and with an unreliable standard error, and so is test_loss.
+    constexpr double kMinEssFraction = 0.01;
+    if (const auto it = fin.find("ess_fraction"); it != fin.end() && it->second < kMinEssFraction) {
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "importance-sampling ESS fraction %.3g < 1 %%: log_z and test_loss are "
+                      "unreliable (try icnn.proposal=flow)",
+                      it->second);
+        out.emplace_back(text);
+    }
+    return out;
+}
+
+namespace {
+
 // The dwells completed since the last call (they go to dwells.csv, in unit order).
 std::vector<int64_t> take_new_dwells(Slot& s) {
     const auto dwells = s.trainer->dwell_times();
@@ -103,6 +123,8 @@ nlohmann::json summary_json(const std::string& status, const std::vector<MethodR
                             {"final", fin}};
         if (!r.sweep_value.empty()) e["sweep_value"] = nlohmann::json::parse(r.sweep_value);
         if (!r.reason.empty()) e["reason"] = r.reason;
+        const auto warnings = final_metric_warnings(r.final_metrics);
+        if (!warnings.empty()) e["warnings"] = warnings;
         arr.push_back(e);
     }
     nlohmann::json out = {{"status", status}, {"runs", arr}};

@@ -48,6 +48,10 @@ struct RunResult {
     std::vector<MethodRunSummary> runs;
 };
 
+// Warnings about final metrics that cannot be trusted as reported (summary.json "warnings" of a
+// run): an importance-sampling ESS fraction below 1 % (log_z and test_loss unreliable).
+std::vector<std::string> final_metric_warnings(const std::map<std::string, double>& final_metrics);
+
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
                          const ProgressCallback& on_progress = {});
 

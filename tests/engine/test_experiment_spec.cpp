@@ -167,6 +167,39 @@ TEST(ExperimentSpec, MethodAndTaskCombinationsAreChecked) {
     EXPECT_EQ(spec_error(j).first, "backbone.kind");
 }
 
+TEST(ExperimentSpec, ProposalAndPublishedCpFlowKeysAreChecked) {
+    const json published = json::parse(R"({"name": "t",
+        "task": {"kind": "cpflow-toy", "target": "8gaussians"},
+        "icnn": {"architecture": "cpflow-published", "width": 32, "layers": 20},
+        "optimizer": {"lr": 0.005, "lr_step_every": 2000, "lr_step_gamma": 0.5},
+        "methods": [{"name": "lifter"}, {"name": "softplus"}, {"name": "pgd"}]})");
+    const auto spec = liftlab::parse_spec(published);
+    EXPECT_EQ(spec.icnn.architecture, "cpflow-published");
+    EXPECT_EQ(spec.optimizer.lr_step_every, 2000);
+    auto j = published;
+    j["methods"][0]["name"] = "lifter-nobody";
+    EXPECT_EQ(spec_error(j).first, "methods[0].name");
+    j = published;
+    j["task"] = {{"kind", "cpflow-tabular"}};
+    EXPECT_NE(spec_error(j).second.find("cpflow-toy"), std::string::npos);
+    j = published;
+    j["icnn"]["architecture"] = "liftlab";
+    EXPECT_EQ(spec_error(j).first, "optimizer.lr_step_every");
+    j = published;
+    j["icnn"]["architecture"] = "cp-flow";
+    EXPECT_EQ(spec_error(j).first, "icnn.architecture");
+
+    j = json::parse(R"({"name": "t", "task": {"kind": "icnn-ebm-nd", "target": "gaussian"},
+        "icnn": {"proposal": "flow", "flow_layers": 4, "flow_refine_steps": 1},
+        "methods": [{"name": "lifter"}]})");
+    EXPECT_EQ(liftlab::parse_spec(j).icnn.flow_layers, 4);
+    j["icnn"]["proposal"] = "maf";
+    EXPECT_NE(spec_error(j).second.find("flow, gaussian, student-t"), std::string::npos);
+    j["icnn"]["proposal"] = "flow";
+    j["icnn"]["flow_hidden"] = 0;
+    EXPECT_EQ(spec_error(j).first, "icnn.flow_hidden");
+}
+
 TEST(ExperimentSpec, RecordedVersionsAndDataSizesDoNotStopARerun) {
     auto j = liftlab::to_json(parse_spec(minimal()));
     j["versions"] = {{"libtorch", "1.13.1"}};

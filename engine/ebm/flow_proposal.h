@@ -1,0 +1,95 @@
+// A learned importance-sampling proposal for n-D log Z (METHODS.md Part 2, Tasks: Log-concave
+// EBMs, n-D: "a learned flow proposal (e.g. RealNVP/affine coupling fitted by maximum likelihood
+// to the training data ...) is required"): a RealNVP-style affine-coupling normalising flow.
+//
+// Map (data x → noise z), read left to right:
+//   standardise  u = (x − loc) ⊙ exp(−log_scale)          loc, log_scale from the data, trained
+//   L couplings  u ← u[perm_l];  a = u[:d₁], b = u[d₁:] (d₁ = ⌊d/2⌋)
+//                (s, t) = MLP_l(a);  s ← s_max · tanh(s / s_max)
+//                b ← b ⊙ exp(s) + t
+//   z = u,       log q(x) = log N(z; 0, τ² I) + Σ log|det ∂z/∂x|
+//                         = log N(z; 0, τ² I) − Σ log_scale + Σ_l Σ s_l.
+// Each MLP is d₁ → hidden → hidden → 2(d − d₁) with ReLU; its last layer starts at N(0, 0.01²)
+// weights and zero bias, so a new flow is the standardising affine map (the reference's
+// conditional sampler, luqigroup/lift lift/models/conditional_sampler_flow.py, starts its
+// couplings the same way; it clamps s to ±5, we bound it smoothly with tanh so its gradient
+// never vanishes at the bound). Permutations are seeded random, like the reference's.
+// Sampling inverts the couplings from z ~ N(0, τ² I); τ² > 1 (the spec's proposal_inflate)
+// widens the proposal so it covers a model a little wider than the data.
+#pragma once
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace liftlab {
+
+struct AffineCouplingFlowOptions {
+    explicit AffineCouplingFlowOptions(int64_t dim) : dim_(dim) {}
+    TORCH_ARG(int64_t, dim);
+    TORCH_ARG(int64_t, layers) = 8;          // coupling layers
+    TORCH_ARG(int64_t, hidden) = 128;        // width of each coupling MLP
+    TORCH_ARG(double, max_log_scale) = 3.0;  // s_max: per-layer |log scale| bound
+    TORCH_ARG(uint64_t, seed) = 0;           // initial weights and permutations
+};
+
+class AffineCouplingFlowImpl : public torch::nn::Module {
+public:
+    // Throws std::invalid_argument naming a bad option (dim ≥ 2, layers ≥ 1, hidden ≥ 1,
+    // max_log_scale > 0).
+    explicit AffineCouplingFlowImpl(const AffineCouplingFlowOptions& options);
+
+    const AffineCouplingFlowOptions& options() const { return options_; }
+    // Sets the standardising layer to the per-coordinate mean and log standard deviation of the
+    // rows of `x` (a data-dependent init; the couplings stay the identity).
+    void initialise_from(const torch::Tensor& x);
+    // z = T(x) and log|det ∂z/∂x| per row (autograd through the parameters).
+    std::pair<torch::Tensor, torch::Tensor> encode(const torch::Tensor& x) const;
+    // x = T⁻¹(z) and log|det ∂x/∂z| per row.
+    std::pair<torch::Tensor, torch::Tensor> decode(const torch::Tensor& z) const;
+    // log q(x) with base N(0, base_variance · I), float64, one value per row of x (n × dim).
+    torch::Tensor log_prob(const torch::Tensor& x, double base_variance = 1.0) const;
+    // m draws and their log q (both float64), from a generator seeded by `seed`.
+    std::pair<torch::Tensor, torch::Tensor> sample(int64_t m, uint64_t seed,
+                                                   double base_variance = 1.0) const;
+
+private:
+    // (s, t) of coupling l for the first block a.
+    std::pair<torch::Tensor, torch::Tensor> coupling(size_t l, const torch::Tensor& a) const;
+
+    AffineCouplingFlowOptions options_;
+    int64_t d1_ = 0;
+    torch::Tensor loc_, log_scale_;
+    std::vector<torch::Tensor> perms_, inverse_perms_;
+    struct Mlp {
+        torch::Tensor w1, b1, w2, b2, w3, b3;
+    };
+    std::vector<Mlp> mlps_;
+};
+TORCH_MODULE(AffineCouplingFlow);
+
+struct FlowFitOptions {
+    int steps = 3000;       // Adam steps of maximum likelihood
+    int batch = 512;        // rows per step (capped at the number of rows)
+    double lr = 1e-3;       // Adam step size, cosine-decayed to 0 over `steps`
+    uint64_t seed = 0;      // minibatch order (the flow's own seed is in its options)
+    std::string cache_dir;  // empty: no cache
+};
+
+struct FlowFit {
+    AffineCouplingFlow flow{nullptr};
+    double train_nll = 0.0;  // mean −log q over the fitting rows at the end (nats)
+    bool from_cache = false;
+};
+
+// Fits a flow of `flow_options` to the rows of `data` (n × dim, n ≥ 2) by maximum likelihood, or
+// loads the fitted weights from <cache_dir>/flow-proposal-<hash>.pt, keyed by the data's bytes,
+// both options and a format version (a stale or foreign file is a miss, never wrong weights).
+// The result is a deterministic function of the inputs for a fixed LibTorch thread count.
+// Throws std::invalid_argument for bad shapes or options, naming them.
+FlowFit fit_flow_proposal(const torch::Tensor& data, const AffineCouplingFlowOptions& flow_options,
+                          const FlowFitOptions& fit_options);
+
+}  // namespace liftlab

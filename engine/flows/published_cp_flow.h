@@ -1,0 +1,103 @@
+// CP-Flow's published toy-density recipe (Huang et al., ICLR 2021, `train_toy.py` argparse
+// defaults, as luqigroup/lift `lift/baselines/cpflow_toy.py` rebuilds it for its
+// `configs/experiments_cpflow_toy_published.json`), with three positivity constructions of the
+// same network: `softplus` (the published one), `pgd` and `lifter`. Read for facts; our code.
+//
+// Flow: x → y = ActNorm(x) → f = ∇_y F(y);  log p(x) = log N(f; 0, e^{plogv} I) + Σ log s + log det
+// ∇²F(y)
+//   ActNorm: y = (x + b) ⊙ s, s = exp(logs) + 0.001, b and logs initialised from the first batch
+//            (b = −mean, logs = −log(sd + 10⁻⁶)) then trained; its log-det is Σ log s.
+//   F(y) = softplus(w1) · ICNN3(y) + softplus(w0) · ‖y‖²/2, w0 = softplus⁻¹(1) and w1 = 0 at init.
+//   The prior's variance is e² (upstream's plogv = 2 for one block) and its log-density keeps
+//   upstream's 10⁻⁵ in the denominator: −f²/(2e^{plogv} + 10⁻⁵) − plogv/2 − ½ log 2π per
+//   coordinate. log det ∇²F by the closed-form 2×2 determinant (the reference's exact2x2 path; dim
+//   must be 2); non-positive determinants are counted (a convex F never has one) and clamped at
+//   10⁻³⁰⁰.
+// ICNN3 (input-augmented; h = hidden units, L = depth):
+//   z = σ_s(W₀ y + b₀)                               (h wide; σ_s(u) = σ(u) − u/2)
+//   repeat L − 1 times:
+//     z' = σ(ActNorm_l(P(W̃_l) z / h + b_l + Wx_l y + c_l))     (h/2 wide)
+//     z  = [z', σ_s(Wx2_l y + c2_l)]                               (h wide)
+//   ICNN3(y) = ActNorm_L(P(W̃_L) z / h + Wx_L y)      (scalar; ActNorm_L's shift frozen after its
+//   data init) σ(u) = g(u) − g(0) with the gaussian softplus g(u) = (k u erf(u/√2) + exp(−u²/2) + k
+//   u)/(2k), k = √(π/2) (upstream `gaussian_softplus` with `zero_softplus`); the ActNorms inside
+//   the ICNN carry no log-det. Every Linear starts at U(±1/√fan_in) for weight and bias (PyTorch's
+//   default). The constrained weights are the W̃ (the `PosLinear` raw weights); their map P is
+//     softplus: P = softplus(W̃), W̃ a parameter (published);
+//     pgd:      P = W̃, W̃ a parameter started at softplus(W̃_published) and clamped at 0 after
+//               every optimizer step;
+//     lifter:   P = softplus(W̃) with W̃ = b + Θ_E h_φ(Y) emitted from the detached block input Y
+//               of a conditioning batch: h_φ a DeepSets body d → 64 → 64 → 96 (ReLU after every
+//               Linear), mean-pooled and standardised over its 96 entries, one Linear readout
+//               96 → numel per W̃ with weight U(±1/√96) and bias (the slack b) 0 (the published
+//               config's readout_bias_init). Only the W̃ are emitted; every other parameter,
+//               the ActNorms included, is trained directly, as in the reference.
+// All three draw the shared parameters from one generator seeded by `seed`, in the same order,
+// so at one seed they start from the same network. Everything is float64, like upstream.
+#pragma once
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace liftlab {
+
+struct PublishedCpFlowOptions {
+    explicit PublishedCpFlowOptions(int64_t dim) : dim_(dim) {}
+    TORCH_ARG(int64_t, dim);
+    TORCH_ARG(int64_t, hidden) = 32;                // dimh
+    TORCH_ARG(int64_t, depth) = 20;                 // num_hidden_layers
+    TORCH_ARG(std::string, strategy) = "softplus";  // softplus | pgd | lifter
+    TORCH_ARG(double, prior_log_var) = 2.0;         // plogv
+    TORCH_ARG(uint64_t, seed) = 0;
+};
+
+struct CpFlowLogProb {
+    torch::Tensor log_p;           // per row, float64
+    int64_t nonpositive_dets = 0;  // Hessian determinants ≤ 0 seen (clamped)
+};
+
+class PublishedCpFlowImpl : public torch::nn::Module {
+public:
+    // Throws std::invalid_argument naming a bad option (dim must be 2 for the exact 2×2 log-det,
+    // hidden even and ≥ 2, depth ≥ 2, strategy one of softplus | pgd | lifter).
+    explicit PublishedCpFlowImpl(const PublishedCpFlowOptions& options);
+
+    const PublishedCpFlowOptions& options() const { return options_; }
+    // The data-dependent ActNorm init (upstream's priming pass on the first batch): sets the
+    // outer ActNorm from x, then every ICNN ActNorm from its own input on x, the lifter's weights
+    // conditioned on that same batch. A no-op after the first call.
+    void initialise(const torch::Tensor& x);
+    bool initialised() const { return initialised_; }
+    // The constrained raw weights W̃ (pre-map): parameters for softplus and pgd; for the lifter
+    // emitted from the conditioning batch `cond` (raw data rows, passed through the ActNorm and
+    // detached).
+    std::vector<torch::Tensor> constrained(const torch::Tensor& cond) const;
+    // log p(x) with the given W̃. `create_graph`: keep the graph of the Hessian for training.
+    CpFlowLogProb log_prob(const torch::Tensor& x, const std::vector<torch::Tensor>& raw,
+                           bool create_graph) const;
+    // pgd: clamps every W̃ at 0 (after an optimizer step); a no-op for the others.
+    void project();
+    // Parameters the optimizer trains (for the lifter the W̃ are not among them).
+    std::vector<torch::Tensor> trainable_parameters() const;
+
+private:
+    torch::Tensor act(const torch::Tensor& u) const;
+    torch::Tensor symmetric_act(const torch::Tensor& u) const;
+    torch::Tensor actnorm(size_t l, const torch::Tensor& u) const;
+    torch::Tensor outer_actnorm(const torch::Tensor& x) const;
+    torch::Tensor potential(const torch::Tensor& y, const std::vector<torch::Tensor>& raw,
+                            bool init_actnorms);
+
+    PublishedCpFlowOptions options_;
+    bool initialised_ = false;
+    torch::Tensor outer_b_, outer_logs_, w0_, w1_;
+    torch::Tensor W0_, b0_;
+    std::vector<torch::Tensor> raw_, bz_, wx_, cx_, wx2_, cx2_, an_b_, an_logs_;
+    // lifter: body layers and one readout per W̃
+    std::vector<torch::Tensor> body_w_, body_b_, readout_w_, readout_b_;
+};
+TORCH_MODULE(PublishedCpFlow);
+
+}  // namespace liftlab
