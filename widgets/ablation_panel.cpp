@@ -96,10 +96,13 @@ bool AblationPanel::isSignificant(const QString& method) const {
 
 void AblationPanel::setBar(const QString& method, double value, double errorSd, double pValue) {
     if (!std::isfinite(value)) return;
-    Bar bar{method, value, std::isfinite(errorSd) && errorSd > 0 ? errorSd : 0.0, pValue,
-            QString()};
-    auto it =
-        std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.method == method; });
+    upsert(
+        {method, value, std::isfinite(errorSd) && errorSd > 0 ? errorSd : 0.0, pValue, QString()});
+}
+
+void AblationPanel::upsert(const Bar& bar) {
+    auto it = std::find_if(bars_.begin(), bars_.end(),
+                           [&](const Bar& b) { return b.method == bar.method; });
     if (it != bars_.end())
         *it = bar;
     else
@@ -108,14 +111,7 @@ void AblationPanel::setBar(const QString& method, double value, double errorSd, 
 }
 
 void AblationPanel::setStructuralZero(const QString& method, const QString& label) {
-    Bar bar{method, 0.0, 0.0, NAN, label.isEmpty() ? QStringLiteral("0") : label};
-    auto it =
-        std::find_if(bars_.begin(), bars_.end(), [&](const Bar& b) { return b.method == method; });
-    if (it != bars_.end())
-        *it = bar;
-    else
-        bars_.push_back(bar);
-    redraw();
+    upsert({method, 0.0, 0.0, NAN, label.isEmpty() ? QStringLiteral("0") : label});
 }
 
 bool AblationPanel::isStructuralZero(const QString& method) const {

@@ -53,6 +53,8 @@ private:
         QString structural;  // non-empty: a structural zero with this label, no bar
     };
     void redraw();
+    // Replaces the bar of bar.method (which keeps its place) or appends it, then redraws.
+    void upsert(const Bar& bar);
 
     QCustomPlot* plot_;
     QCPTextElement* title_ = nullptr;

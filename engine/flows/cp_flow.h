@@ -56,12 +56,7 @@ public:
                                         const std::vector<torch::Tensor>& constrained);
 
     // The trainable parameters (without the lifter's frozen ICNN template).
-    std::vector<torch::Tensor> parameters_for_optimizer() {
-        std::vector<torch::Tensor> out;
-        for (const auto& p : parameters())
-            if (p.requires_grad()) out.push_back(p);
-        return out;
-    }
+    std::vector<torch::Tensor> parameters_for_optimizer() { return trainable_parameters(*this); }
     // Forwarded to the ICNN's strategy (pgd projects θ ← max(θ, 0)).
     void after_step() { icnn_->after_step(); }
     std::vector<torch::Tensor> weights(const torch::Tensor& batch) { return icnn_->weights(batch); }

@@ -4,6 +4,13 @@
 
 namespace liftlab {
 
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module) {
+    std::vector<torch::Tensor> out;
+    for (const auto& p : module.parameters())
+        if (p.requires_grad()) out.push_back(p);
+    return out;
+}
+
 namespace {
 torch::nn::Linear xavier_linear(int64_t in, int64_t out) {
     torch::nn::Linear layer(in, out);

@@ -16,6 +16,9 @@
 
 namespace liftlab {
 
+// The parameters of `module` that require a gradient, in registration order.
+std::vector<torch::Tensor> trainable_parameters(const torch::nn::Module& module);
+
 struct IcnnOptions {
     explicit IcnnOptions(int64_t input_dim) : input_dim_(input_dim) {}
     TORCH_ARG(int64_t, input_dim);
@@ -38,12 +41,7 @@ public:
                                       const std::vector<torch::Tensor>& weights);
 
     // The trainable parameters (without the frozen template of the lifter family).
-    std::vector<torch::Tensor> parameters_for_optimizer() {
-        std::vector<torch::Tensor> out;
-        for (const auto& p : parameters())
-            if (p.requires_grad()) out.push_back(p);
-        return out;
-    }
+    std::vector<torch::Tensor> parameters_for_optimizer() { return trainable_parameters(*this); }
     void after_step() { strategy_->after_step(); }
     // The strategy's weight list for `batch` (constrained θ, then the emitted free tensors for
     // the lifter family): what energy_with_weights takes.
