@@ -88,6 +88,11 @@ int command_run(const RunArgs& args) {
             printer.update(u);
             return true;
         });
+    } catch (const WriteError& e) {
+        // The run folder says `failed` with this reason (when it could still take the summary).
+        printer.finish();
+        std::fprintf(stderr, "liftlab-cli: run failed: %s\n", e.what());
+        return 3;
     } catch (const std::exception& e) {
         printer.finish();
         std::fprintf(stderr, "liftlab-cli: %s\n", e.what());

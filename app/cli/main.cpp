@@ -7,6 +7,7 @@
 #include <QFile>
 #include "passive_openmp.h"
 
+#include <csignal>
 #include <cstdio>
 
 #include "cli_commands.h"
@@ -18,6 +19,8 @@ constexpr const char* kUsage = R"(usage:
   liftlab-cli list                                   presets with a one-line description
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--set key=value ...] [--seeds N] [--steps N]
                                    [--format png|svg|pdf]
+      exit codes: 0 done, 1 every method diverged, 2 bad spec, data or usage,
+                  3 a write to the run folder failed (disk full, file size limit), 130 interrupted
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
   liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]
                                 [--directions random|pca|delta-pca] [--direction-seed S]
@@ -34,6 +37,10 @@ int usage_error(const QString& msg) {
 
 int main(int argc, char** argv) {
     liftlab::ensure_passive_openmp(argv);
+    // Past a file size limit (ulimit -f) a write must fail with EFBIG, which the run store
+    // reports (status failed, exit 3), instead of the default SIGXFSZ killing the process
+    // mid-write and leaving the folder "running".
+    std::signal(SIGXFSZ, SIG_IGN);
     // Figures are drawn with Qt widgets; the offscreen platform needs no display.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     // Qt warns on every start when the session has no runtime folder (CI, ssh); give it one.
@@ -119,6 +126,8 @@ int main(int argc, char** argv) {
         liftlab::cli::RunArgs args;
         args.source = pos[1].toStdString();
         args.out_dir = parser.value(out).toStdString();
+        if (args.out_dir.empty())
+            return usage_error("--out needs a folder (an empty --out would write nothing)");
         for (const QString& s : parser.values(set)) args.sets.push_back(s.toStdString());
         if (!positive_int(seeds, &args.seeds))
             return usage_error("--seeds needs a positive integer");
