@@ -242,8 +242,9 @@ icnn_killed_keeps_trajectory)
     --out runs >out.txt 2>err.txt &
   pid=$!
   for _ in $(seq 1 300); do
-    n=$(ls runs/*/trajectories/*.pt 2>/dev/null | wc -l)
-    [ "$n" -gt 0 ] && [ "$(grep -c ',0,test_loss,' runs/*/metrics.csv 2>/dev/null | head -1)" -ge 6 ] && break
+    n=$(ls runs/*/trajectories/*.pt 2>/dev/null | wc -l || true)
+    rows=$(cat runs/*/metrics.csv 2>/dev/null | grep -c ',0,test_loss,' || true)
+    [ "$n" -gt 0 ] && [ "${rows:-0}" -ge 6 ] && break
     sleep 0.2
   done
   kill -9 $pid; wait $pid 2>/dev/null || true
