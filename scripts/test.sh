@@ -1,5 +1,11 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds everything with the dev preset and runs the whole test suite.
+# Installs what is missing, builds everything with the dev preset and runs the whole test suite;
+# then the sanitizer pass: the asan preset (ASan + UBSan) on the tests that read, parse and write
+# (every bad-input case, the readers, the run store, the CLI and window start-up), and a short
+# libFuzzer smoke of every reader (scripts/fuzz.sh).
+#   LIFTLAB_SANITIZERS=0       skip the sanitizer pass
+#   LIFTLAB_ASAN_TESTS=REGEX   the ctest -R selection under ASan (".*" for the whole suite)
+#   LIFTLAB_FUZZ_SECONDS=N     seconds per fuzz target (default 10)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -8,3 +14,13 @@ export QT_QPA_PLATFORM=offscreen
 # LibTorch's OpenMP threads spin while idle, which starves the other test when two share 2 cores.
 export OMP_WAIT_POLICY=PASSIVE
 ctest --preset dev
+
+if [ "${LIFTLAB_SANITIZERS:-1}" = 1 ]; then
+  # Training at -O0 under ASan is ~20× slower, so by default the long training tests (every
+  # preset, the GUI suites) run in the dev pass only; the input, parsing, writing and start-up
+  # paths, where memory errors hide, run under the sanitizers too.
+  asan_tests=${LIFTLAB_ASAN_TESTS:-'^bad_input_|^cli_(list|run|bad_spec|killed|interrupted)$|^gui_autostart_export$|^(BoundedInput|PathComponent|HostileSpec|HostileData|RunStore|RunStoreWrites|ExperimentSpec|CsvRegression|IdxLoader|FashionMnistLoader|CifarBinary)\.'}
+  bash scripts/build.sh asan liftlab-cli liftlab engine_tests
+  ctest --preset asan -R "$asan_tests"
+  bash scripts/fuzz.sh "${LIFTLAB_FUZZ_SECONDS:-10}"
+fi

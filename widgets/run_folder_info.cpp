@@ -27,6 +27,11 @@ bool readJsonObject(const QDir& dir, const QString& file, QJsonObject* out, QStr
         *error = QObject::tr("no %1 in %2").arg(file, dir.path());
         return false;
     }
+    // A FIFO would block the window, /dev/zero would fill memory (its size() reads 0).
+    if (!QFileInfo(f.fileName()).isFile()) {
+        *error = QObject::tr("%1 is not a regular file").arg(file);
+        return false;
+    }
     if (!f.open(QIODevice::ReadOnly)) {
         *error = QObject::tr("cannot read %1: %2").arg(file, f.errorString());
         return false;

@@ -120,6 +120,11 @@ int command_run(const RunArgs& args) {
         std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
         std::fflush(stderr);
         std::_Exit(3);  // the group is broken: do not wait for its threads on the way out
+    } catch (const WriteError& e) {
+        // The run folder says `failed` with this reason (when it could still take the summary).
+        printer.finish();
+        std::fprintf(stderr, "liftlab-cli: run failed: %s\n", e.what());
+        return 3;
     } catch (const std::exception& e) {
         printer.finish();
         std::fprintf(stderr, "liftlab-cli: %s\n", e.what());

@@ -9,9 +9,11 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <regex>
 
 #include "landscape_panel.h"
+#include "run/run_store.h"
 
 namespace liftlab::cli {
 
@@ -129,11 +131,15 @@ std::vector<LandscapeFigureArgs> cached_landscapes(const std::string& run_dir) {
         LandscapeFigureArgs a;
         a.run_dir = run_dir;
         a.method = m[2];
-        a.seed = std::stoll(m[3]);
+        // A name with a seed or grid beyond range is not one of ours: skipped, not a crash.
+        long long seed = 0, grid = 0;
+        if (!parse_int_field(m[3].str(), 0, std::numeric_limits<long long>::max(), &seed) ||
+            !parse_int_field(m[5].str(), 2, 401, &grid))
+            continue;
+        a.seed = seed;
         a.directions = m[4];
         a.space = "both";
         a.cached_only = true;
-        const int grid = std::stoi(m[5]);
         LandscapeFigureArgs* same = nullptr;
         for (auto& b : out)
             if (b.method == a.method && b.seed == a.seed && b.directions == a.directions) same = &b;
@@ -141,7 +147,7 @@ std::vector<LandscapeFigureArgs> cached_landscapes(const std::string& run_dir) {
             out.push_back(a);
             same = &out.back();
         }
-        (m[1] == "theta" ? same->grid_theta : same->grid_lifted) = grid;
+        (m[1] == "theta" ? same->grid_theta : same->grid_lifted) = static_cast<int>(grid);
     }
     return out;
 }

@@ -7,9 +7,10 @@
 #include <QFile>
 #include "passive_openmp.h"
 
-#include "core/allocator_tuning.h"
+#include <csignal>
 
 #include <cstdio>
+#include "core/allocator_tuning.h"
 
 #include "cli_commands.h"
 #include "landscape_figure.h"
@@ -23,6 +24,9 @@ constexpr const char* kUsage = R"(usage:
                                    [--rank R --world-size N] [--master HOST:PORT] [--dist-timeout S]
                                    data-parallel under torchrun/Slurm variables or --rank/--world-size;
                                    --shard runs the K-th of N slices of the (sweep value × seed) grid
+      exit codes: 0 done, 1 every method diverged, 2 bad spec, data or usage,
+                  3 a write to the run folder failed (disk full, file size limit) or a data-parallel
+                    peer was lost, 130 interrupted
   liftlab-cli merge DIR... [--out DIR]               joins --shard run folders into one run folder
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
   liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]
@@ -41,6 +45,10 @@ int usage_error(const QString& msg) {
 int main(int argc, char** argv) {
     liftlab::ensure_passive_openmp(argv);
     liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
+    // Past a file size limit (ulimit -f) a write must fail with EFBIG, which the run store
+    // reports (status failed, exit 3), instead of the default SIGXFSZ killing the process
+    // mid-write and leaving the folder "running".
+    std::signal(SIGXFSZ, SIG_IGN);
     // Figures are drawn with Qt widgets; the offscreen platform needs no display.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     // Qt warns on every start when the session has no runtime folder (CI, ssh); give it one.
@@ -138,6 +146,8 @@ int main(int argc, char** argv) {
         liftlab::cli::RunArgs args;
         args.source = pos[1].toStdString();
         args.out_dir = parser.value(out).toStdString();
+        if (args.out_dir.empty())
+            return usage_error("--out needs a folder (an empty --out would write nothing)");
         for (const QString& s : parser.values(set)) args.sets.push_back(s.toStdString());
         if (!positive_int(seeds, &args.seeds))
             return usage_error("--seeds needs a positive integer");

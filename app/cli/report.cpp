@@ -14,6 +14,7 @@
 #include "landscape_figure.h"
 #include "loss_curve_panel.h"
 #include "panel_feed.h"
+#include "run/run_store.h"
 #include "run_folder_data.h"
 #include "scatter_panel.h"
 #include "spectrum_panel.h"
@@ -34,9 +35,7 @@ const std::vector<std::string> kCurveMetrics = {
     "eff_rank",  "tv",         "log_z",          "ess_fraction"};
 
 std::string write_file(const fs::path& path, const std::string& text) {
-    std::ofstream out(path);
-    if (!out) throw std::runtime_error("cannot write " + path.string());
-    out << text;
+    write_file_atomic(path.string(), text);  // checked: a full disk is an error, not a cut table
     return path.string();
 }
 

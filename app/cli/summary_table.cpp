@@ -4,9 +4,10 @@
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <filesystem>
 #include <map>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 
 namespace liftlab::cli {
@@ -38,36 +39,53 @@ std::string format_number(double v) {
 
 SummaryTable read_summary_table(const std::string& run_dir) {
     const std::string path = run_dir + "/summary.json";
-    std::ifstream in(path);
-    if (!in) throw DataError(path, 0, "cannot open (is this a LiftLab run folder?)");
-    nlohmann::json summary, spec;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+        throw DataError(path, 0, "cannot open (is this a LiftLab run folder?)");
+    // Regular file, bounded size and nesting: a hostile summary must not crash the report.
+    const nlohmann::json summary = read_json_file(path);
+    nlohmann::json spec;
     try {
-        summary = nlohmann::json::parse(in);
-    } catch (const std::exception& e) {
-        throw DataError(path, 0, std::string("invalid JSON: ") + e.what());
+        spec = read_json_file(run_dir + "/spec.json");
+    } catch (const DataError&) {
+        // spec.json only adds the sweep key's name
     }
-    std::ifstream spec_in(run_dir + "/spec.json");
-    if (spec_in) spec = nlohmann::json::parse(spec_in, nullptr, /*allow_exceptions=*/false);
+    if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
+        throw DataError(path, 0, "expected an object with a \"runs\" array");
 
     SummaryTable t;
-    if (spec.is_object() && spec.contains("sweep")) t.sweep_key = spec["sweep"].value("key", "");
+    if (spec.is_object() && spec.contains("sweep") && spec["sweep"].is_object() &&
+        spec["sweep"].contains("key") && spec["sweep"]["key"].is_string())
+        t.sweep_key = spec["sweep"]["key"].get<std::string>();
     std::map<std::string, bool> seen_metric;
-    // (method, sweep value) → metric → values over seeds
+    // (method, sweep value) → metric → values over the seeds that finished (status ok)
     std::vector<std::pair<std::string, std::string>> order;
     std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>>
         values;
-    std::map<std::pair<std::string, std::string>, std::pair<int, int>> counts;
-    for (const auto& r : summary.at("runs")) {
-        std::string method = r.value("method", "?");
-        const std::string sweep = r.contains("sweep_value") ? r["sweep_value"].dump() : "";
+    std::map<std::pair<std::string, std::string>, SummaryTable::Row> counts;
+    auto text = [](const nlohmann::json& r, const char* key) {
+        return r.is_object() && r.contains(key) && r[key].is_string() ? r[key].get<std::string>()
+                                                                      : std::string();
+    };
+    for (const auto& r : summary["runs"]) {
+        std::string method = text(r, "method");
+        if (method.empty()) method = "?";
+        // Scalars only: the value is shown in a table cell.
+        const bool has_sweep =
+            r.is_object() && r.contains("sweep_value") && !r["sweep_value"].is_structured();
+        const std::string sweep = has_sweep ? r["sweep_value"].dump() : "";
         if (!sweep.empty()) method = method.substr(0, method.find('@'));
         const auto key = std::make_pair(method, sweep);
         if (!counts.count(key)) order.push_back(key);
         auto& c = counts[key];
-        ++c.first;
-        if (r.value("status", "") == "diverged" || r.value("status", "") == "failed") ++c.second;
-        const nlohmann::json final_metrics = r.value("final", nlohmann::json::object());
-        for (const auto& [m, v] : final_metrics.items()) {
+        ++c.seeds;
+        const std::string status = text(r, "status");
+        if (status == "diverged" || status == "failed") ++c.diverged;
+        if (status == "cancelled" || status == "running") ++c.cancelled;
+        // Means over seeds of different lengths mean nothing: only finished seeds count.
+        if (status != "ok") continue;
+        if (!r.contains("final") || !r["final"].is_object()) continue;
+        for (const auto& [m, v] : r["final"].items()) {
             if (!v.is_number()) continue;
             values[key][m].push_back(v.get<double>());
             seen_metric[m] = true;
@@ -82,8 +100,9 @@ SummaryTable read_summary_table(const std::string& run_dir) {
         SummaryTable::Row row;
         row.method = key.first;
         row.sweep_value = key.second;
-        row.seeds = counts[key].first;
-        row.diverged = counts[key].second;
+        row.seeds = counts[key].seeds;
+        row.diverged = counts[key].diverged;
+        row.cancelled = counts[key].cancelled;
         for (const auto& m : t.metrics) {
             const auto& v = values[key][m];
             double mean = NAN, sd = NAN;
@@ -106,17 +125,18 @@ SummaryTable read_summary_table(const std::string& run_dir) {
 std::string to_markdown(const SummaryTable& t) {
     std::string out = "| method |";
     if (!t.sweep_key.empty()) out += " " + t.sweep_key + " |";
-    out += " seeds | diverged |";
+    out += " seeds | diverged | cancelled |";
     for (const auto& m : t.metrics) out += " " + m + " (mean ± sd) |";
     out += "\n|---|";
     if (!t.sweep_key.empty()) out += "---|";
-    out += "---|---|";
+    out += "---|---|---|";
     for (size_t i = 0; i < t.metrics.size(); ++i) out += "---|";
     out += "\n";
     for (const auto& r : t.rows) {
         out += "| " + r.method + " |";
         if (!t.sweep_key.empty()) out += " " + r.sweep_value + " |";
-        out += " " + std::to_string(r.seeds) + " | " + std::to_string(r.diverged) + " |";
+        out += " " + std::to_string(r.seeds) + " | " + std::to_string(r.diverged) + " | " +
+               std::to_string(r.cancelled) + " |";
         for (size_t i = 0; i < t.metrics.size(); ++i)
             out += " " + format_number(r.mean[i]) + " ± " + format_number(r.sd[i]) + " |";
         out += "\n";
@@ -125,7 +145,7 @@ std::string to_markdown(const SummaryTable& t) {
 }
 
 std::string to_csv(const SummaryTable& t) {
-    std::string out = "method,sweep_value,seeds,diverged";
+    std::string out = "method,sweep_value,seeds,diverged,cancelled";
     for (const auto& m : t.metrics) out += "," + m + "_mean," + m + "_sd";
     out += "\n";
     char buf[40];
@@ -133,8 +153,8 @@ std::string to_csv(const SummaryTable& t) {
         std::string sv = r.sweep_value;
         for (auto& c : sv)
             if (c == ',') c = ' ';
-        out +=
-            r.method + "," + sv + "," + std::to_string(r.seeds) + "," + std::to_string(r.diverged);
+        out += r.method + "," + sv + "," + std::to_string(r.seeds) + "," +
+               std::to_string(r.diverged) + "," + std::to_string(r.cancelled);
         for (size_t i = 0; i < t.metrics.size(); ++i) {
             std::snprintf(buf, sizeof(buf), ",%.10g,%.10g", r.mean[i], r.sd[i]);
             out += buf;

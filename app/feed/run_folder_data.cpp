@@ -5,9 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
+#include <limits>
 #include <sstream>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 #include "run/run_store.h"
 
@@ -17,37 +18,61 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Rows of a CSV with a header line and exactly `columns` cells (cut-off rows skipped).
-std::vector<std::vector<std::string>> read_rows(const std::string& path, size_t columns) {
-    std::vector<std::vector<std::string>> out;
-    std::ifstream in(path);
-    if (!in) return out;
+struct CsvRow {
+    int line = 0;  // 1-based line in the file
+    std::vector<std::string> cells;
+};
+
+// Rows of a CSV with a header line and exactly `columns` cells (cut-off rows skipped). A missing
+// file has no rows; a file that is not a regular file is a DataError.
+std::vector<CsvRow> read_rows(const std::string& path, size_t columns) {
+    std::vector<CsvRow> out;
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return out;
+    std::stringstream in(read_regular_file(path, kMaxMetricsBytes));
     std::string line;
     std::getline(in, line);
+    int line_no = 1;
     while (std::getline(in, line)) {
+        ++line_no;
         std::vector<std::string> cells;
         std::stringstream ss(line);
         std::string cell;
         while (std::getline(ss, cell, ',')) cells.push_back(cell);
-        if (cells.size() == columns) out.push_back(std::move(cells));
+        if (cells.size() == columns) out.push_back({line_no, std::move(cells)});
     }
     return out;
 }
 
 bool to_double(const std::string& s, double* v) {
+    return parse_double_field(s, v);
+}
+
+// A step or index cell: a DataError naming file and line when it is not an int.
+int int_cell(const std::string& path, const CsvRow& r, size_t column, const char* what) {
+    long long v = 0;
+    if (!parse_int_field(r.cells[column], 0, std::numeric_limits<int>::max(), &v))
+        throw DataError(
+            path, r.line,
+            std::string(what) + " '" + r.cells[column] + "' is not an integer in [0, 2^31)");
+    return static_cast<int>(v);
+}
+
+// A JSON file of the folder, or null when it is missing or unusable (every file but
+// metrics.csv is optional). Bounded: a hostile file must not crash the window.
+nlohmann::json read_json(const std::string& path) {
     try {
-        size_t used = 0;
-        *v = std::stod(s, &used);
-        return used > 0;
-    } catch (const std::exception&) {
-        return false;
+        std::error_code ec;
+        if (!fs::exists(path, ec)) return nlohmann::json();
+        return read_json_file(path);
+    } catch (const DataError&) {
+        return nlohmann::json();
     }
 }
 
-nlohmann::json read_json(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return nlohmann::json();
-    return nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+std::string string_of(const nlohmann::json& o, const char* key, const std::string& fallback) {
+    return o.is_object() && o.contains(key) && o[key].is_string() ? o[key].get<std::string>()
+                                                                  : fallback;
 }
 
 }  // namespace
@@ -107,78 +132,93 @@ RunFolderData read_run_folder(const std::string& dir) {
     d.name = fs::path(dir).filename().string();
     d.title = d.name;
     const auto spec = read_json(dir + "/spec.json");
+    // Type-checked reads: a hand-edited or corrupted spec.json/summary.json never throws here.
+    auto int_of = [](const nlohmann::json& o, const char* key, long long fallback) {
+        return o.is_object() && o.contains(key) && o[key].is_number_integer()
+                   ? o[key].get<long long>()
+                   : fallback;
+    };
     if (spec.is_object()) {
-        d.name = spec.value("name", d.name);
-        const auto seeds = spec.value("seeds", nlohmann::json::array()).size();
-        d.title = d.name + "  (batch " + std::to_string(spec.value("batch_size", 0)) + ", " +
-                  std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
-        if (spec.contains("task") && spec["task"].is_object())
-            d.task_kind = spec["task"].value("kind", "");
-        d.batch_size = spec.value("batch_size", 0);
-        d.steps = spec.value("steps", 0);
-        if (d.task_kind == "burgers") d.rows_per_sample = spec["task"].value("resolution", 1);
-        if (spec.contains("data") && spec["data"].is_object())
-            d.output_dim = spec["data"].value("output_dim", 0);
-        if (spec.contains("sweep") && spec["sweep"].is_object())
-            d.sweep_key = spec["sweep"].value("key", "");
+        d.name = string_of(spec, "name", d.name);
+        const size_t seeds =
+            spec.contains("seeds") && spec["seeds"].is_array() ? spec["seeds"].size() : 0;
+        const long long b = int_of(spec, "batch_size", 0);
+        d.title = d.name + "  (batch " + std::to_string(b) + ", " + std::to_string(seeds) +
+                  " seed" + (seeds == 1 ? "" : "s") + ")";
+        if (spec.contains("task")) d.task_kind = string_of(spec["task"], "kind", "");
+        d.batch_size = static_cast<int>(b);
+        d.steps = static_cast<int>(int_of(spec, "steps", 0));
+        if (d.task_kind == "burgers")
+            d.rows_per_sample = static_cast<int>(int_of(spec["task"], "resolution", 1));
+        if (spec.contains("data"))
+            d.output_dim = static_cast<int>(int_of(spec["data"], "output_dim", 0));
+        if (spec.contains("sweep")) d.sweep_key = string_of(spec["sweep"], "key", "");
     }
 
     const auto summary = read_json(dir + "/summary.json");
     if (summary.is_object()) {
-        d.status = summary.value("status", "");
-        for (const auto& r : summary.value("runs", nlohmann::json::array())) {
-            const std::string method = r.value("method", "?");
-            auto it = std::find_if(d.finals.begin(), d.finals.end(),
-                                   [&](const auto& p) { return p.first == method; });
-            if (it == d.finals.end()) {
-                d.finals.push_back({method, {}});
-                it = d.finals.end() - 1;
-            }
-            const nlohmann::json final_metrics = r.value("final", nlohmann::json::object());
-            for (const auto& [k, v] : final_metrics.items())
-                if (v.is_number()) it->second[k].push_back(v.get<double>());
+        d.status = string_of(summary, "status", "");
+        const auto runs = summary.find("runs");
+        if (runs != summary.end() && runs->is_array())
+            for (const auto& r : *runs) {
+                const std::string method = string_of(r, "method", "?");
+                auto it = std::find_if(d.finals.begin(), d.finals.end(),
+                                       [&](const auto& p) { return p.first == method; });
+                if (it == d.finals.end()) {
+                    d.finals.push_back({method, {}});
+                    it = d.finals.end() - 1;
+                }
+                if (!r.is_object() || !r.contains("final") || !r["final"].is_object()) continue;
+                const auto& final_metrics = r["final"];
+                for (const auto& [k, v] : final_metrics.items())
+                    if (v.is_number()) it->second[k].push_back(v.get<double>());
 
-            // Sweep members: a diverged or failed run's last logged values are not a final
-            // metric, so only "ok" runs enter the sweep figure (summary.md counts the others).
-            const auto sv = r.value("sweep_value", nlohmann::json());
-            if (d.sweep_key.empty() || !sv.is_number() || r.value("status", "") != "ok") continue;
-            const std::string base = method.substr(0, method.find('@'));
-            auto sit = std::find_if(d.sweep.begin(), d.sweep.end(),
-                                    [&](const auto& p) { return p.first == base; });
-            if (sit == d.sweep.end()) {
-                d.sweep.push_back({base, {}});
-                sit = d.sweep.end() - 1;
+                // Sweep members: a diverged or failed run's last logged values are not a final
+                // metric, so only "ok" runs enter the sweep figure (summary.md counts the others).
+                if (d.sweep_key.empty() || !r.contains("sweep_value") ||
+                    !r["sweep_value"].is_number() || string_of(r, "status", "") != "ok")
+                    continue;
+                const std::string base = method.substr(0, method.find('@'));
+                auto sit = std::find_if(d.sweep.begin(), d.sweep.end(),
+                                        [&](const auto& p) { return p.first == base; });
+                if (sit == d.sweep.end()) {
+                    d.sweep.push_back({base, {}});
+                    sit = d.sweep.end() - 1;
+                }
+                auto& at_value = sit->second[r["sweep_value"].get<double>()];
+                for (const auto& [k, v] : final_metrics.items())
+                    if (v.is_number()) at_value[k].push_back(v.get<double>());
             }
-            auto& at_value = sit->second[sv.get<double>()];
-            for (const auto& [k, v] : final_metrics.items())
-                if (v.is_number()) at_value[k].push_back(v.get<double>());
-        }
     }
 
     // spectra.csv: step,method,seed,index,sigma — the first seed of each method.
     std::map<std::string, std::string> first_seed;
-    for (const auto& r : read_rows(dir + "/spectra.csv", 5)) {
+    const std::string spectra_path = dir + "/spectra.csv";
+    for (const auto& row : read_rows(spectra_path, 5)) {
+        const auto& r = row.cells;
         double sigma;
         if (!to_double(r[4], &sigma)) continue;
         if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
         if (first_seed[r[1]] != r[2]) continue;
-        d.spectra[r[1]][std::stoi(r[0])].push_back(sigma);
+        d.spectra[r[1]][int_cell(spectra_path, row, 0, "step")].push_back(sigma);
     }
     // traces.csv: step,method,seed,coordinate,value — the first seed of each method.
     first_seed.clear();
-    for (const auto& r : read_rows(dir + "/traces.csv", 5)) {
+    const std::string traces_path = dir + "/traces.csv";
+    for (const auto& row : read_rows(traces_path, 5)) {
+        const auto& r = row.cells;
         double step, value;
         if (!to_double(r[0], &step) || !to_double(r[4], &value)) continue;
         if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
         if (first_seed[r[1]] != r[2]) continue;
-        auto& t = d.traces[{r[1], std::stoi(r[3])}];
+        auto& t = d.traces[{r[1], int_cell(traces_path, row, 3, "coordinate")}];
         t.first.push_back(step);
         t.second.push_back(value);
     }
     // dwells.csv: method,seed,dwell — every seed.
-    for (const auto& r : read_rows(dir + "/dwells.csv", 3)) {
+    for (const auto& row : read_rows(dir + "/dwells.csv", 3)) {
         double dwell;
-        if (to_double(r[2], &dwell)) d.dwells[r[0]].push_back(dwell);
+        if (to_double(row.cells[2], &dwell)) d.dwells[row.cells[0]].push_back(dwell);
     }
     return d;
 }

@@ -3,10 +3,14 @@
 //                           [--compute-landscape] [--export-all DIR]
 #include <QApplication>
 
+#include <sys/socket.h>
+#include <unistd.h>
 #include <QCommandLineParser>
 #include <QPixmap>
+#include <QSocketNotifier>
 #include <QStyleFactory>
 #include <QTimer>
+#include <csignal>
 #include <cstdio>
 #include "passive_openmp.h"
 
@@ -20,6 +24,19 @@ namespace {
 
 constexpr int kIdleScreenshotDelayMs = 2000;  // without --autostart: let the window settle
 constexpr int kSettleMs = 250;                // after a run: let the queued replot happen
+
+// SIGTERM / SIGINT are turned into an event-loop event through a socket pair (the only safe
+// thing a handler can do is write(2)); the window then stops like the Stop button, so the run
+// folder ends `cancelled`, not `running`.
+int g_signalFds[2] = {-1, -1};
+volatile std::sig_atomic_t g_signal = 0;
+
+extern "C" void onTerminationSignal(int signo) {
+    g_signal = signo;
+    const char byte = 1;
+    [[maybe_unused]] const auto n = ::write(g_signalFds[0], &byte, 1);
+    std::signal(signo, SIG_DFL);  // a second signal ends the process at once
+}
 
 }  // namespace
 
@@ -73,7 +90,24 @@ int main(int argc, char** argv) {
                        tabOpt, landscapeOpt, exportOpt});
     parser.process(app);
 
+    // Writes past a file size limit fail with EFBIG (reported) instead of killing the process.
+    std::signal(SIGXFSZ, SIG_IGN);
     liftlab::MainWindow window;
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, g_signalFds) == 0) {
+        auto* notifier = new QSocketNotifier(g_signalFds[1], QSocketNotifier::Read, &window);
+        QObject::connect(notifier, &QSocketNotifier::activated, &window, [&window, notifier] {
+            char byte;
+            [[maybe_unused]] const auto n = ::read(g_signalFds[1], &byte, 1);
+            notifier->setEnabled(false);
+            std::fprintf(stderr, "liftlab: signal %d: stopping the run and closing\n",
+                         static_cast<int>(g_signal));
+            window.stopRun();
+            window.close();  // the session joins its worker, which writes `cancelled`
+            QApplication::exit(128 + static_cast<int>(g_signal));
+        });
+        std::signal(SIGTERM, onTerminationSignal);
+        std::signal(SIGINT, onTerminationSignal);
+    }
     if (parser.isSet(presetOpt) && !window.selectPreset(parser.value(presetOpt))) {
         std::fprintf(stderr, "liftlab: unknown preset '%s' (liftlab-cli list shows them)\n",
                      qPrintable(parser.value(presetOpt)));
@@ -167,6 +201,9 @@ int main(int argc, char** argv) {
         });
     } else if (!screenshot.isEmpty() || !exportDir.isEmpty()) {
         QTimer::singleShot(kIdleScreenshotDelayMs, &window, [&] { wrapUp(quitWhenDone); });
+    } else if (quitWhenDone) {
+        // Nothing to wait for (e.g. --open DIR --quit-when-done): quit once the window is drawn.
+        QTimer::singleShot(0, &window, [&] { wrapUp(true); });
     }
     const int rc = QApplication::exec();
     return rc != 0 ? rc : exitCode;

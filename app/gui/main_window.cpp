@@ -48,6 +48,7 @@
 #include <functional>
 #include <limits>
 
+#include "core/bounded_input.h"
 #include "core/errors.h"
 #include "loss_curve_panel.h"
 #include "method_colors.h"
@@ -123,10 +124,14 @@ QSettings labSettings() {
 void configureLandscape(RunView* view, const QString& dir) {
     QList<quint64> seeds;
     QStringList labels;
-    std::ifstream in((dir + QStringLiteral("/spec.json")).toStdString());
-    const auto spec = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (spec.is_object())
-        for (const auto& s : spec.value("seeds", nlohmann::json::array()))
+    nlohmann::json spec;
+    try {
+        spec = read_json_file((dir + QStringLiteral("/spec.json")).toStdString());
+    } catch (const std::exception&) {
+        // not an ICNN run folder we can read: no landscape
+    }
+    if (spec.is_object() && spec.contains("seeds") && spec["seeds"].is_array())
+        for (const auto& s : spec["seeds"])
             if (s.is_number_unsigned()) seeds << s.get<quint64>();
     if (!seeds.isEmpty()) {
         try {

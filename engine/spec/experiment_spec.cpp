@@ -69,18 +69,21 @@ public:
             if (!v.is_number_integer())
                 throw SpecError(key, "expected an integer, got " + describe(v));
             if constexpr (std::is_unsigned_v<T>) {
-                if (!v.is_number_unsigned())
+                if (!v.is_number_unsigned() && v.get<std::int64_t>() < 0)
                     throw SpecError(key, "expected a non-negative integer, got " + describe(v));
             }
             // No silent narrowing: 4294967328 must not become 32.
-            const bool fits =
-                v.is_number_unsigned()
-                    ? v.get<std::uint64_t>() <=
-                          static_cast<std::uint64_t>(std::numeric_limits<T>::max())
-                    : v.get<std::int64_t>() >=
-                              static_cast<std::int64_t>(std::numeric_limits<T>::min()) &&
-                          v.get<std::int64_t>() <=
-                              static_cast<std::int64_t>(std::numeric_limits<T>::max());
+            bool fits;
+            if (v.is_number_unsigned()) {
+                fits = v.get<std::uint64_t>() <=
+                       static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+            } else {
+                const std::int64_t x = v.get<std::int64_t>();
+                fits = x < 0 ? std::is_signed_v<T> &&
+                                   x >= static_cast<std::int64_t>(std::numeric_limits<T>::min())
+                             : static_cast<std::uint64_t>(x) <=
+                                   static_cast<std::uint64_t>(std::numeric_limits<T>::max());
+            }
             if (!fits)
                 throw SpecError(key, "integer " + v.dump() + " is out of range [" +
                                          std::to_string(std::numeric_limits<T>::min()) + ", " +
