@@ -430,8 +430,10 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
                 " (the hardware threads of this machine), got " + std::to_string(s.threads));
     require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
-    if (s.task.kind == "teacher-regression" || s.task.kind == "burgers" ||
-        s.task.kind == "dfiv-demand")
+    // (A batch-size sweep replaces batch_size: its values are checked per sub-spec.)
+    if ((s.task.kind == "teacher-regression" || s.task.kind == "burgers" ||
+         s.task.kind == "dfiv-demand") &&
+        s.sweep.key != "batch_size")
         require(s.batch_size <= s.task.n_train, "batch_size",
                 "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
     const bool classification = s.task.kind == "fashion-mnist" || s.task.kind == "cifar-binary";
@@ -453,7 +455,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     }
     require(published || s.optimizer.lr_step_every == 0, "optimizer.lr_step_every",
             "is only used with icnn.architecture cpflow-published");
-    if (icnn && s.task.kind != "cpflow-tabular")
+    if (icnn && s.task.kind != "cpflow-tabular" && s.sweep.key != "batch_size")
         require(s.batch_size <= s.task.n_train, "batch_size",
                 "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
     for (size_t i = 0; i < s.methods.size(); ++i)

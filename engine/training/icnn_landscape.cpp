@@ -161,6 +161,16 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
     const torch::Tensor& own_traj = theta_space ? own.theta : own.lifted;
     const torch::Tensor center = own_traj[own_traj.size(0) - 1].clone();
 
+    // Single-threaded BLAS for the whole landscape (cells run on workers instead): the directions,
+    // projections and range — and with them the cache key — must not depend on the thread state a
+    // previous computation in this process left behind (the lifted grid after the θ grid missed
+    // its cache because its range differed in the last bits).
+    struct ThreadsRestore {
+        int previous = torch::get_num_threads();
+        ~ThreadsRestore() { set_compute_threads(previous); }
+    } restore_threads;
+    set_compute_threads(1);
+
     // The model: the anchor's trainer on the run's data, its parameters overwritten per cell;
     // one copy per worker (a cell overwrites the parameters it evaluates).
     torch::NoGradGuard no_grad;
@@ -300,16 +310,8 @@ RunLandscape run_landscape(const std::string& run_dir, const RunLandscapeOptions
         }
         return torch::tensor(losses, torch::kFloat64);
     };
-    const int previous_threads = torch::get_num_threads();
-    if (workers > 1) set_compute_threads(1);  // OpenBLAS's pool is process-wide
-    try {
-        out.grid =
-            compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch, progress);
-    } catch (...) {
-        if (workers > 1) set_compute_threads(previous_threads);
-        throw;
-    }
-    if (workers > 1) set_compute_threads(previous_threads);
+    out.grid =
+        compute_landscape(center, dirs, range, n, n, batch, options.cells_per_batch, progress);
     save_landscape(out.cache_path, key, out.grid, dirs.kind, out.trajectories);
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;

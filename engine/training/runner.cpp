@@ -177,9 +177,12 @@ public:
         for (int u = first_unit; u < first_unit + count; ++u) pending_[u];
     }
 
-    void started(int unit, const WorkerProgress& w) {
+    // `runs`: the unit's methods as they start (status running), listed as failed if the run
+    // ends with an exception before the unit finishes.
+    void started(int unit, const WorkerProgress& w, std::vector<MethodRunSummary> runs) {
         std::lock_guard<std::mutex> lock(mutex_);
         running_[unit] = w;
+        in_progress_[unit] = std::move(runs);
     }
 
     // Reports one update of `unit`: store writes (in unit order) and the progress callback.
@@ -245,6 +248,7 @@ public:
             done_steps_ += it_run->second.total_steps - it_run->second.step;
             running_.erase(it_run);
         }
+        in_progress_.erase(unit);
         pending_[unit].done = true;
         pending_[unit].runs = std::move(runs);
         while (true) {
@@ -264,6 +268,15 @@ public:
     }
 
     std::vector<MethodRunSummary> take_runs() { return std::move(runs_); }
+    // The finished runs, then those of units still in progress (for a failed run's summary).
+    std::vector<MethodRunSummary> take_all_runs() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        auto out = std::move(runs_);
+        for (auto& [unit, runs] : in_progress_)
+            for (auto& r : runs) out.push_back(std::move(r));
+        in_progress_.clear();
+        return out;
+    }
 
 private:
     struct Pending {
@@ -280,6 +293,7 @@ private:
     int next_to_commit_ = 0;
     std::map<int, Pending> pending_;
     std::map<int, WorkerProgress> running_;
+    std::map<int, std::vector<MethodRunSummary>> in_progress_;
     std::vector<MethodRunSummary> runs_;
 };
 
@@ -310,7 +324,11 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
             slots.push_back(std::move(s));
         }
     }
-    reporter.started(unit, {si, seed, suffix, 0, spec.steps});
+    {
+        std::vector<MethodRunSummary> starting;
+        for (const auto& s : slots) starting.push_back(s.summary);
+        reporter.started(unit, {si, seed, suffix, 0, spec.steps}, std::move(starting));
+    }
 
     ProgressUpdate update;
     update.seed = seed;
@@ -565,6 +583,11 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
         // Once a run folder exists, whatever goes wrong (a write error, a model that cannot be
         // built, out of memory) ends it as `failed` with the reason, never leaves it `running`.
         if (!state.store) throw;
+        for (auto& r : state.result.runs)
+            if (r.status == "running") {
+                r.status = "failed";
+                r.reason = e.what();
+            }
         try {
             state.store->write_json("summary.json",
                                     summary_json("failed", state.result.runs, e.what()));
@@ -710,7 +733,7 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
         }
 
     } catch (...) {
-        result.runs = reporter.take_runs();  // the failed summary lists what finished
+        result.runs = reporter.take_all_runs();  // the failed summary lists every run
         throw;
     }
     result.runs = reporter.take_runs();

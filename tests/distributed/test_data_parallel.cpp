@@ -156,11 +156,14 @@ TEST(DataParallel, StatisticsAllReduceGivesTheOneProcessSolve) {
 class TwoRanks : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(TwoRanks, EqualOneProcessOnTheUnionBatch) {
-    // The closed-form W to 1e-6 relative (float64 statistics, the bound). The float32
-    // backbone sees the same gradient summed in a different order (two half-batch backward passes
-    // and an all-reduce instead of one pass), so it matches to float tolerance: 1e-4 relative
-    // after 12 Adam steps (Adam's normalisation amplifies round-off in near-zero gradients).
-    constexpr double kWTolerance = 1e-6, kBackboneTolerance = 1e-4;
+    // The float32 backbone sees the same gradient summed in a different order (two half-batch
+    // backward passes and an all-reduce instead of one pass), so it matches to float tolerance:
+    // 1e-4 relative after 12 Adam steps (Adam's normalisation amplifies round-off in near-zero
+    // gradients). The closed-form W is solved in float64 from statistics that are exact given the
+    // features (DataParallel.StatisticsAllReduceGivesTheOneProcessSolve: 1e-10), but after 12 steps
+    // the features come from that backbone, so W inherits its round-off: measured 1.1–1.5e-6
+    // relative for cf-ridge; bound 1e-5.
+    constexpr double kWTolerance = 1e-5, kBackboneTolerance = 1e-4;
     liftlab::test::TempDir dir;
     const std::vector<std::string> extra = {"--steps", "12", "--order", GetParam()};
     const auto one = run_ranks(dir, 1, extra, "one");
