@@ -84,8 +84,9 @@ std::string render_landscape_figure(const LandscapeFigureArgs& args,
         panel.setGrid(side, l.grid.n_alpha, l.grid.n_beta, r.alpha_min, r.alpha_max, r.beta_min,
                       r.beta_max, QVector<double>(l.grid.loss.begin(), l.grid.loss.end()));
         panel.setSideTitle(
-            side, QString::fromStdString((o.space == "theta" ? "θ-space (ICNN weights: θ, then the free tensors)"
-                                                             : "lifted space of " + l.method) +
+            side, QString::fromStdString((o.space == "theta"
+                                              ? "θ-space (ICNN weights: θ, then the free tensors)"
+                                              : "lifted space of " + l.method) +
                                          ", " + std::to_string(l.parameters) + " parameters"));
         for (const auto& [label, pts] : l.trajectories) {
             QVector<double> steps, a, b;

@@ -243,9 +243,9 @@ TEST(LandscapePca, LargeTrajectoryIsFastAndExact) {
     // PCA and delta-PCA at P = 200 000, T = 50 (the lifted space is ~3·10⁶): the Gram trick costs
     // O(T² P) (≈ 0.1 s on an idle core); a P × P method would need 320 GB. The time is printed,
     // not asserted tightly — wall time on a shared CI machine is no measurement (benchmarks are in
-    // bench/); the bound below only catches an algorithm of the wrong order. Exactness without a P × P reference: d is an eigenvector of XᵀX iff XᵀX d ∥ d,
-    // checked with two matrix–vector products; tolerance 1e-8 relative (rounding ~1e-13 at this
-    // size).
+    // bench/); the bound below only catches an algorithm of the wrong order. Exactness without a P
+    // × P reference: d is an eigenvector of XᵀX iff XᵀX d ∥ d, checked with two matrix–vector
+    // products; tolerance 1e-8 relative (rounding ~1e-13 at this size).
     torch::manual_seed(39);
     const int64_t p = 200000, t = 50;
     auto traj = torch::randn({t, p}, kF64).cumsum(0);
