@@ -74,7 +74,10 @@ SummaryTable read_summary_table(const std::string& run_dir) {
         // Scalars only: the value is shown in a table cell.
         const bool has_sweep =
             r.is_object() && r.contains("sweep_value") && !r["sweep_value"].is_structured();
-        const std::string sweep = has_sweep ? r["sweep_value"].dump() : "";
+        const std::string sweep =
+            has_sweep
+                ? r["sweep_value"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                : "";
         if (!sweep.empty()) method = method.substr(0, method.find('@'));
         const auto key = std::make_pair(method, sweep);
         if (!counts.count(key)) order.push_back(key);

@@ -20,11 +20,13 @@ namespace liftlab {
 namespace {
 
 // A value for an error message: scalars as JSON, containers by kind and size only (a container
-// may be large, and dumping it recursively is what a hostile input would exploit).
+// may be large, and dumping it recursively is what a hostile input would exploit). Every dump of
+// a user's value in this file replaces invalid UTF-8 instead of throwing (found by fuzz_spec:
+// a `--set` value with a 0xFF byte terminated the process while its error was being built).
 std::string describe(const nlohmann::json& v) {
     if (v.is_array()) return "an array of " + std::to_string(v.size()) + " element(s)";
     if (v.is_object()) return "an object with " + std::to_string(v.size()) + " key(s)";
-    std::string text = v.dump();
+    std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (text.size() > 80) text = text.substr(0, 77) + "...";
     return text;
 }
@@ -85,9 +87,11 @@ public:
                                    static_cast<std::uint64_t>(std::numeric_limits<T>::max());
             }
             if (!fits)
-                throw SpecError(key, "integer " + v.dump() + " is out of range [" +
-                                         std::to_string(std::numeric_limits<T>::min()) + ", " +
-                                         std::to_string(std::numeric_limits<T>::max()) + "]");
+                throw SpecError(
+                    key, "integer " +
+                             v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                             " is out of range [" + std::to_string(std::numeric_limits<T>::min()) +
+                             ", " + std::to_string(std::numeric_limits<T>::max()) + "]");
             return v.get<T>();
         } else if constexpr (std::is_floating_point_v<T>) {
             if (!v.is_number()) throw SpecError(key, "expected a number, got " + describe(v));
@@ -596,7 +600,8 @@ std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const Experimen
         nlohmann::json j = to_json(spec);
         j["sweep"] = {{"key", ""}, {"values", nlohmann::json::array()}};
         try {
-            apply_override(j, spec.sweep.key + "=" + v.dump());
+            apply_override(j, spec.sweep.key + "=" +
+                                  v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
         } catch (const SpecError& e) {
             throw SpecError("sweep.key", e.what());
         }
@@ -605,9 +610,13 @@ std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const Experimen
             sub = parse_spec(j);
         } catch (const SpecError& e) {
             throw SpecError("sweep.values",
-                            "value " + v.dump() + " gives an invalid spec: " + e.what());
+                            "value " +
+                                v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                                " gives an invalid spec: " + e.what());
         }
-        std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+        std::string text = v.is_string()
+                               ? v.get<std::string>()
+                               : v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
         const auto dot = spec.sweep.key.rfind('.');
         const std::string short_key =
             dot == std::string::npos ? spec.sweep.key : spec.sweep.key.substr(dot + 1);
@@ -730,7 +739,8 @@ ExperimentSpec parse_recorded_spec(nlohmann::json j, std::vector<std::string>* d
             throw SpecError("schema_version", "expected a positive integer, got " + describe(v));
         if (v.get<std::int64_t>() > kSpecSchemaVersion)
             throw SpecError("schema_version",
-                            "this run folder was written by a newer LiftLab (schema " + v.dump() +
+                            "this run folder was written by a newer LiftLab (schema " +
+                                v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) +
                                 ", this build reads up to " + std::to_string(kSpecSchemaVersion) +
                                 ")");
         version = static_cast<int>(v.get<std::int64_t>());
