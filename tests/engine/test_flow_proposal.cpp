@@ -203,13 +203,8 @@ TEST(FlowProposal, FitIsCachedKeyedByDataAndOptions) {
 }
 
 TEST(FlowProposal, BadOptionsAreNamed) {
-    auto expect_invalid = [](auto f, const std::string& needle) {
-        try {
-            f();
-            ADD_FAILURE() << "expected std::invalid_argument containing '" << needle << "'";
-        } catch (const std::invalid_argument& e) {
-            EXPECT_TRUE(has(e.what(), needle)) << e.what();
-        }
+    const auto expect_invalid = [](auto f, const std::string& needle) {
+        liftlab::test::expect_invalid_argument(f, needle);
     };
     expect_invalid([] { AffineCouplingFlow f(AffineCouplingFlowOptions(1)); }, "dim must be >= 2");
     expect_invalid([] { AffineCouplingFlow(AffineCouplingFlowOptions(2).layers(0)); }, "layers");

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -63,6 +64,17 @@ inline std::vector<int64_t> values(const torch::Tensor& x) {
 
 inline bool has(const std::string& text, const std::string& part) {
     return text.find(part) != std::string::npos;
+}
+
+// f() must throw std::invalid_argument whose message contains `needle`.
+template <typename F>
+void expect_invalid_argument(F f, const std::string& needle) {
+    try {
+        f();
+        ADD_FAILURE() << "expected std::invalid_argument containing '" << needle << "'";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_TRUE(has(e.what(), needle)) << e.what();
+    }
 }
 
 }  // namespace liftlab::test

@@ -124,13 +124,8 @@ TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
 }
 
 TEST(PublishedCpFlow, BadOptionsAreNamed) {
-    auto expect_invalid = [](auto f, const std::string& needle) {
-        try {
-            f();
-            ADD_FAILURE() << "expected std::invalid_argument containing '" << needle << "'";
-        } catch (const std::invalid_argument& e) {
-            EXPECT_TRUE(has(e.what(), needle)) << e.what();
-        }
+    const auto expect_invalid = [](auto f, const std::string& needle) {
+        liftlab::test::expect_invalid_argument(f, needle);
     };
     expect_invalid([] { PublishedCpFlow f(PublishedCpFlowOptions(3)); }, "dim must be 2");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).hidden(7)); }, "even");
