@@ -135,7 +135,7 @@ int command_run(const RunArgs& args) {
     if (!lead) {
         std::fprintf(stderr, "liftlab-cli: rank %d done (rank 0 writes the run folder)\n",
                      launch.rank);
-        return result.status == "diverged" ? 1 : 0;
+        return result.status == "diverged" || result.status == "failed" ? 1 : 0;
     }
 
     std::fprintf(stderr, "\n%-14s %5s  %-9s %7s  %12s %12s %9s\n", "method", "seed", "status",
@@ -160,7 +160,7 @@ int command_run(const RunArgs& args) {
     }
     std::fprintf(stderr, "run folder (status %s):\n", result.status.c_str());
     std::printf("%s\n", result.run_dir.c_str());
-    if (result.status == "diverged") return 1;
+    if (result.status == "diverged" || result.status == "failed") return 1;
     if (result.status == "cancelled") return 130;
     return 0;
 }

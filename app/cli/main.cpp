@@ -24,7 +24,7 @@ constexpr const char* kUsage = R"(usage:
                                    [--rank R --world-size N] [--master HOST:PORT] [--dist-timeout S]
                                    data-parallel under torchrun/Slurm variables or --rank/--world-size;
                                    --shard runs the K-th of N slices of the (sweep value × seed) grid
-      exit codes: 0 done, 1 every method diverged, 2 bad spec, data or usage,
+      exit codes: 0 done, 1 every method diverged or failed, 2 bad spec, data or usage,
                   3 a write to the run folder failed (disk full, file size limit) or a data-parallel
                     peer was lost, 130 interrupted
   liftlab-cli merge DIR... [--out DIR]               joins --shard run folders into one run folder

@@ -197,22 +197,31 @@ for split, n in (('train', 0), ('t10k', 0)):
     "$cli" run cf-regression --out runs --set 'seeds=[0,0]'
   expect 2 "spec key 'threads': must be at most" \
     "$cli" run cf-regression --out runs --set threads=100000
-  [ ! -e runs ] || [ -z "$(ls -A runs)" ] || fail "a data error left a folder: $(ls runs)"
-  ;;
-failed_not_running)
-  # 1×1 images pass the reader but not the CNN: the run folder, once created, must end `failed`.
-  mkdir -p idx
+  # 1×1 IDX images: a valid file, too small for the cnn's blocks — named before training.
+  mkdir -p idx1
   "$py" -c "
 import struct
 for split, n in (('train', 64), ('t10k', 16)):
-    open('idx/%s-images-idx3-ubyte' % split, 'wb').write(struct.pack('>IIII', 0x803, n, 1, 1) + bytes(range(n)))
-    open('idx/%s-labels-idx1-ubyte' % split, 'wb').write(struct.pack('>II', 0x801, n) + bytes(i % 10 for i in range(n)))"
+    open('idx1/%s-images-idx3-ubyte' % split, 'wb').write(struct.pack('>IIII', 0x803, n, 1, 1) + bytes(range(n)))
+    open('idx1/%s-labels-idx1-ubyte' % split, 'wb').write(struct.pack('>II', 0x801, n) + bytes(i % 10 for i in range(n)))"
+  expect 2 "spec key 'backbone.channels': 2 cnn blocks need images of at least 4 × 4 pixels; the images in idx1 are 1 × 1" \
+    "$cli" run cf-fashion-mnist --out runs --set task.data_dir=idx1 --set batch_size=8 --steps 5
+  [ ! -e runs ] || [ -z "$(ls -A runs)" ] || fail "a data error left a folder: $(ls runs)"
+  ;;
+failed_not_running)
+  # A method that throws once training has started (FNO modes beyond the grid's s/2 + 1 Fourier
+  # modes, found at the first forward pass): the run folder must end `failed`, never `running`.
   set +e
-  timeout 120 "$cli" run cf-fashion-mnist --out runs --set task.data_dir=idx --set batch_size=8 \
-    --steps 5 >out.txt 2>err.txt
+  timeout 120 "$cli" run cf-burgers-fno --out runs --set task.n_train=16 --set task.n_test=4 \
+    --set task.resolution=64 --set task.fine_grid=256 --set backbone.modes=40 --set batch_size=4 \
+    --set seeds=[0] --steps 3 >out.txt 2>err.txt
   rc=$?
   set -e
-  [ $rc -ge 1 ] && [ $rc -lt 128 ] || fail "exit code $rc: $(tail -3 err.txt)"
+  [ $rc -eq 1 ] || fail "exit code $rc, expected 1: $(tail -3 err.txt)"
+  grep -q "modes (40) exceeds" err.txt || fail "no reason on stderr: $(tail -3 err.txt)"
+  [ -n "$(find runs -name summary.json 2>/dev/null)" ] || fail "no run folder was written"
+  "$py" -c "import json,glob,sys; d=json.load(open(glob.glob('runs/*/summary.json')[0])); sys.exit(0 if d['status'] == 'failed' else 1)" \
+    || fail "the run is not 'failed' (methods threw, none diverged)"
   for f in $(find runs -name summary.json 2>/dev/null); do
     "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d['status'] in ('failed','diverged') else 1)" "$f" \
       || fail "$f: $(cat "$f")"
