@@ -1,9 +1,10 @@
 // Training steps per second of LiftLab's ICNN trainer on the icnn-ebm-1d preset's sizes (ICNN
-// 128 wide × 3 layers, 1-D Gumbel, batch 256, Adam 1e-3, gradient clip 1, log Z by the trapezoid
-// rule on the preset's quadrature grid), for pgd, softplus and lifter, printed as JSON lines
+// 128 wide × 3 layers, fresh 1-D Gumbel samples, batch 256, Adam 1e-3, gradient clip 1, the
+// training log Z by composite Gauss–Legendre on icnn.train_quadrature_points nodes, default 512),
+// for pgd, softplus and lifter, printed as JSON lines
 // beside bench/reference_icnn_step.py (the same step in PyTorch). Shoulder tracking is off so
 // both sides do exactly the step.
-// usage: liftlab-bench-icnn THREADS [QUADRATURE_POINTS]
+// usage: liftlab-bench-icnn THREADS [TRAINING_QUADRATURE_NODES]
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,7 +21,7 @@ int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
     liftlab::set_compute_threads(threads);
     auto spec = liftlab::parse_spec(liftlab::load_spec_source("icnn-ebm-1d"));
-    if (argc > 2) spec.icnn.quadrature_points = std::atoi(argv[2]);
+    if (argc > 2) spec.icnn.train_quadrature_points = std::atoi(argv[2]);
     spec.diagnostics.shoulder_every = 0;
     spec.diagnostics.trace_coordinates = 0;
     const auto data = liftlab::make_dataset(spec.task);
@@ -34,7 +35,7 @@ int main(int argc, char** argv) {
         std::printf(
             "{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"points\": %d, "
             "\"steps_per_s\": %.2f}\n",
-            name, threads, spec.icnn.quadrature_points, 1.0 / s);
+            name, threads, spec.icnn.train_quadrature_points, 1.0 / s);
         std::fflush(stdout);
     }
     return 0;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Builds the benchmarks in the dev tree and prints LiftLab against Debian's PyTorch on the same
 # training steps and thread counts, then the proximal-step cost table and the GUI figures.
-# usage: bench/side_by_side.sh [QUADRATURE_POINTS]   (after scripts/install-deps.sh)
-# The ICNN steps use the icnn-ebm-1d preset's quadrature grid unless QUADRATURE_POINTS is given.
+# usage: bench/side_by_side.sh [TRAINING_QUADRATURE_NODES]   (after scripts/install-deps.sh)
+# The ICNN steps use the training log Z rule's default 512 Gauss–Legendre nodes unless given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-points=${1:-$(/usr/bin/python3 -c 'import json; print(json.load(open("resources/presets/icnn-ebm-1d.json"))["icnn"]["quadrature_points"])')}
+points=${1:-512}
 bash scripts/build.sh dev liftlab-bench-steps liftlab-bench-prox liftlab-bench-icnn \
   liftlab-bench-gui >/dev/null
 bin=build/dev/bench
@@ -29,7 +29,7 @@ for t in 1 2; do
   ratios $t "$tmp/cpp.json" "$tmp/py.json"
 done
 echo
-echo "== icnn-ebm-1d training steps/s ($points quadrature points): LiftLab vs PyTorch =="
+echo "== icnn-ebm-1d training steps/s ($points Gauss–Legendre nodes): LiftLab vs PyTorch =="
 printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
 for t in 1 2; do
   "$bin/liftlab-bench-icnn" $t "$points" >"$tmp/cpp.json"

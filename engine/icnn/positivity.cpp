@@ -149,7 +149,12 @@ std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& ba
     out.reserve(readouts_.size());
     for (size_t i = 0; i < readouts_.size(); ++i) {
         const auto& shape = i < n_constrained ? shapes_[i] : free_shapes_[i - n_constrained];
-        out.push_back(readouts_[i]->forward(h).view(shape));
+        // Linear on the one pooled code as a matrix–vector product: its backward is an outer
+        // product and a gemv, where Linear's (a 1-row gemm) packs and zeroes the whole weight.
+        const auto& r = readouts_[i];
+        const auto y =
+            r->bias.defined() ? torch::addmv(r->bias, r->weight, h) : torch::mv(r->weight, h);
+        out.push_back(y.view(shape));
     }
     return out;
 }

@@ -58,10 +58,14 @@ public:
         const auto e = icnn_->energy_with_weights(train_nodes_f_, constrained).to(torch::kFloat64);
         return log_partition(e, train_rule_);
     }
+    // One ICNN pass over the batch and the rule's nodes together (one set of matrix products
+    // instead of two; each row's energy is the same as in separate passes).
     torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                       int /*step*/) override {
-        const auto e = icnn_->energy_with_weights(x, constrained).to(torch::kFloat64);
-        return e.mean() + log_z(constrained);
+        const int64_t n = x.size(0);
+        const auto e = icnn_->energy_with_weights(torch::cat({x, train_nodes_f_}), constrained)
+                           .to(torch::kFloat64);
+        return e.narrow(0, 0, n).mean() + log_partition(e.narrow(0, n, e.size(0) - n), train_rule_);
     }
     torch::Tensor batch_term(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                              int /*step*/) override {

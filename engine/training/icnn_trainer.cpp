@@ -9,6 +9,7 @@
 #include "ebm/log_concave_targets.h"
 #include "ebm/quadrature.h"
 #include "training/density_models.h"
+#include "training/fused_adam.h"
 
 namespace liftlab {
 
@@ -77,8 +78,8 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
     if (spec.optimizer.kind == "sgd")
         optimizer_ = std::make_unique<torch::optim::SGD>(
             params, torch::optim::SGDOptions(lr).momentum(spec.optimizer.momentum));
-    else
-        optimizer_ = std::make_unique<torch::optim::Adam>(params, torch::optim::AdamOptions(lr));
+    else  // torch::optim::Adam's update with its defaults, fused (training/fused_adam.h)
+        adam_ = std::make_unique<FusedAdam>(params, lr);
 
     int64_t coords = 0;
     for (const auto& shape : icnn_->constrained_shapes()) {
@@ -175,11 +176,17 @@ double IcnnTrainer::step() {
         observe_shoulder(pre);
     }
     const auto loss = model_->nll(xb, strategy.readout(pre), steps_);
-    optimizer_->zero_grad();
-    loss.backward();
-    if (spec_.icnn.grad_clip > 0)
-        torch::nn::utils::clip_grad_norm_(model_->parameters(), spec_.icnn.grad_clip);
-    optimizer_->step();
+    if (adam_) {
+        adam_->zero_grad();
+        loss.backward();
+        adam_->step(spec_.icnn.grad_clip);  // the clip folded into the same pass
+    } else {
+        optimizer_->zero_grad();
+        loss.backward();
+        if (spec_.icnn.grad_clip > 0)
+            torch::nn::utils::clip_grad_norm_(model_->parameters(), spec_.icnn.grad_clip);
+        optimizer_->step();
+    }
     icnn_->after_step();
     step_seconds_ += seconds_since(t0);
     return loss.item<double>();

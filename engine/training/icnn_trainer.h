@@ -24,6 +24,7 @@
 namespace liftlab {
 
 class DensityModel;  // the task's loss around the ICNN (icnn_trainer.cpp)
+class FusedAdam;     // training/fused_adam.h
 
 class IcnnTrainer : public Trainer {
 public:
@@ -90,7 +91,8 @@ private:
     int64_t width_;
     Icnn icnn_{nullptr};
     std::unique_ptr<DensityModel> model_;
-    std::unique_ptr<torch::optim::Optimizer> optimizer_;
+    std::unique_ptr<torch::optim::Optimizer> optimizer_;  // sgd
+    std::unique_ptr<FusedAdam> adam_;                     // adam (one pass per tensor)
     BatchSampler sampler_;
     BatchSampler independent_sampler_;  // lifter-decoupled: X′ independent of the loss batch
     std::mt19937_64 fresh_seeds_;       // task.fresh_samples: one sample seed per batch

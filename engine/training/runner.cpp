@@ -2,6 +2,8 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -42,7 +44,29 @@ struct Slot {
     std::map<std::string, std::vector<torch::Tensor>> checkpoints;
     bool trajectory_dirty = false;  // checkpoints not yet on disk
     size_t dwells_written = 0;      // dwell_times() already in dwells.csv
+    double step_seconds = 0;        // wall time of this method's steps so far (thread balance)
 };
+
+// Methods → `groups` threads, longest first to the least loaded (by each method's step time so
+// far; before any is measured, round robin). Which thread runs a method never changes its
+// results: every thread is single-threaded.
+std::vector<std::vector<size_t>> balance_methods(const std::vector<Slot>& slots, int groups) {
+    std::vector<size_t> order(slots.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // The index tie-break keeps the unmeasured first chunk round robin.
+    auto cost = [&](size_t i) { return slots[i].step_seconds + 1e-9 * (order.size() - i); };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return cost(a) > cost(b); });
+    std::vector<std::vector<size_t>> out(groups);
+    std::vector<double> load(groups, 0.0);
+    for (size_t i : order) {
+        const auto g =
+            static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        out[g].push_back(i);
+        load[g] += cost(i);
+    }
+    return out;
+}
 
 void record_checkpoint(Slot& s, int step) {
     auto c = s.trainer->checkpoint();
@@ -351,8 +375,11 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
     using Ending = std::optional<std::pair<std::string, std::string>>;
     auto train_slot = [&](Slot& s, int step) -> Ending {
         double loss;
+        const auto t0 = std::chrono::steady_clock::now();
         try {
             loss = s.trainer->step();
+            s.step_seconds +=
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         } catch (const CommunicationError&) {
             throw;  // every rank must stop, not just this method
         } catch (const std::exception& e) {
@@ -377,13 +404,14 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
                 return step;
     };
     // Methods on several threads: between two sync steps every method trains on its own (they
-    // share nothing but the read-only data), group g taking methods g, g + G, …, each thread
+    // share nothing but the read-only data), shared out by balance_methods, each thread
     // single-threaded; statuses are applied afterwards in method order, so everything the runner
     // records is what the one-thread run records.
     const int groups = std::min<int>(method_threads, static_cast<int>(slots.size()));
     const int caller_threads = torch::get_num_threads();
     if (groups > 1) set_compute_threads(1);
     auto train_chunk = [&](int first, int last) {
+        const auto assignment = balance_methods(slots, groups);
         std::vector<Ending> ended(slots.size());
         std::vector<int> ended_at(slots.size(), 0);
         std::atomic<bool> stopped{false};
@@ -394,7 +422,7 @@ void run_seed(const ExperimentSpec& spec, const std::string& suffix, const std::
                     stopped = true;
                     break;
                 }
-                for (size_t i = g; i < slots.size(); i += groups) {
+                for (size_t i : assignment[g]) {
                     if (!slots[i].active || ended[i]) continue;
                     if ((ended[i] = train_slot(slots[i], t))) ended_at[i] = t;
                 }
@@ -636,6 +664,20 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
             throw SpecError("batch_size", std::to_string(spec.batch_size) + " is larger than the " +
                                               std::to_string(data->n_train()) +
                                               " training samples of the data");
+        // Images too small for the cnn backbone's blocks (each halves the side; a 1 × 1 IDX or
+        // CIFAR file) are a data/spec mismatch, named before training, not a failed run.
+        const auto& x = data->x_train;
+        const auto blocks = static_cast<int64_t>(spec.backbone.channels.size());
+        if (spec.backbone.kind == "cnn" && x.dim() == 4 && blocks > 0 &&
+            (std::min(x.size(2), x.size(3)) >> blocks) < 1) {
+            const std::string where = spec.task.data_dir.empty() ? "" : " in " + spec.task.data_dir;
+            throw SpecError("backbone.channels",
+                            std::to_string(blocks) + " cnn blocks need images of at least " +
+                                std::to_string(int64_t{1} << blocks) + " × " +
+                                std::to_string(int64_t{1} << blocks) + " pixels; the images" +
+                                where + " are " + std::to_string(x.size(2)) + " × " +
+                                std::to_string(x.size(3)));
+        }
     };
     const auto& comm = options.communicator;
     if (comm) check_data_parallel_spec(top_spec, *comm);
@@ -689,13 +731,14 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
                 top_spec.sweep.key.empty() ? "" : top_spec.sweep.values[vi].dump();
             reporter.begin_units(vi * num_seeds, num_seeds);
             // Seeds on the available cores, each worker single-threaded: a seed's results do not
-            // depend on which worker runs it, so they match a `threads: 1` run bit for bit. One
-            // seed: its methods share the cores instead (same guarantee).
+            // depend on which worker runs it, so they match a `threads: 1` run bit for bit. Seeds
+            // that do not fill a round (3 seeds on 2 cores: the third) share the cores among
+            // their methods instead (same guarantee), so no core idles through a lone seed.
             // Data-parallel ranks must issue their collectives in the same order: one worker.
             const int threads = comm ? 1 : top_spec.threads;
             const int workers = std::min(threads, num_seeds);
-            const int method_threads = num_seeds == 1 ? threads : 1;
-            auto run_unit = [&](int si) {
+            const int tail = num_seeds > workers ? num_seeds % workers : 0;
+            auto run_unit = [&](int si, int method_threads) {
                 const int unit = vi * num_seeds + si;
                 if (!options.shard.owns(unit)) {  // another shard's: nothing to run or write
                     reporter.finished(unit, {});
@@ -704,32 +747,42 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
                 run_seed(spec, suffix, sweep_value, unit, si, num_seeds, method_threads, *data,
                          probes, options, reporter, cancelled);
             };
-
+            // Seeds [first, last) on `pool_size` workers, each with `method_threads` threads.
+            auto run_seeds = [&](int first, int last, int pool_size, int method_threads) {
+                if (pool_size <= 1) {
+                    for (int si = first; si < last && !cancelled; ++si)
+                        run_unit(si, method_threads);
+                    return;
+                }
+                set_compute_threads(1);
+                std::atomic<int> next_seed{first};
+                std::exception_ptr error;
+                std::mutex error_mutex;
+                std::vector<std::thread> pool;
+                for (int w = 0; w < pool_size; ++w)
+                    pool.emplace_back([&] {
+                        torch::set_num_threads(1);  // this thread's intra-op pool
+                        for (int si = next_seed++; si < last && !cancelled; si = next_seed++) {
+                            try {
+                                run_unit(si, method_threads);
+                            } catch (...) {
+                                std::lock_guard<std::mutex> lock(error_mutex);
+                                if (!error) error = std::current_exception();
+                                cancelled = true;
+                            }
+                        }
+                    });
+                for (auto& t : pool) t.join();
+                set_compute_threads(top_spec.threads);
+                if (error) std::rethrow_exception(error);
+            };
             if (workers <= 1) {
-                for (int si = 0; si < num_seeds && !cancelled; ++si) run_unit(si);
+                run_seeds(0, num_seeds, 1, num_seeds == 1 ? threads : 1);
                 continue;
             }
-            set_compute_threads(1);
-            std::atomic<int> next_seed{0};
-            std::exception_ptr error;
-            std::mutex error_mutex;
-            std::vector<std::thread> pool;
-            for (int w = 0; w < workers; ++w)
-                pool.emplace_back([&] {
-                    torch::set_num_threads(1);  // this thread's intra-op pool
-                    for (int si = next_seed++; si < num_seeds && !cancelled; si = next_seed++) {
-                        try {
-                            run_unit(si);
-                        } catch (...) {
-                            std::lock_guard<std::mutex> lock(error_mutex);
-                            if (!error) error = std::current_exception();
-                            cancelled = true;
-                        }
-                    }
-                });
-            for (auto& t : pool) t.join();
-            set_compute_threads(top_spec.threads);
-            if (error) std::rethrow_exception(error);
+            run_seeds(0, num_seeds - tail, workers, std::max(1, threads / num_seeds));
+            if (tail > 0 && !cancelled)
+                run_seeds(num_seeds - tail, num_seeds, tail, threads / tail);
         }
 
     } catch (...) {
@@ -737,10 +790,13 @@ RunResult run_in_folder(const ExperimentSpec& top_spec, const RunOptions& option
         throw;
     }
     result.runs = reporter.take_runs();
-    bool any_ok = false;
-    for (const auto& r : result.runs)
+    bool any_ok = false, any_diverged = false;
+    for (const auto& r : result.runs) {
         any_ok = any_ok || r.status == "ok" || r.status == "cancelled";
-    result.status = cancelled ? "cancelled" : (any_ok ? "ok" : "diverged");
+        any_diverged = any_diverged || r.status == "diverged";
+    }
+    // No method finished: `diverged` only if one did; methods that threw make the run `failed`.
+    result.status = cancelled ? "cancelled" : any_ok ? "ok" : any_diverged ? "diverged" : "failed";
     if (store) {
         store->close();  // checked: a failed final flush is a failed run
         store->write_json("summary.json", summary_json(result.status, result.runs));
