@@ -168,7 +168,17 @@ RunFolderData read_run_folder(const std::string& dir) {
                     d.finals.push_back({method, {}});
                     it = d.finals.end() - 1;
                 }
-                if (!r.is_object() || !r.contains("final") || !r["final"].is_object()) continue;
+                if (!r.is_object()) continue;
+                if (const auto w = r.find("warnings"); w != r.end() && w->is_array())
+                    for (const auto& text : *w)
+                        if (text.is_string())
+                            d.warnings.push_back(
+                                method + " (seed " +
+                                (r.contains("seed") && r["seed"].is_number_integer()
+                                     ? std::to_string(r["seed"].get<long long>())
+                                     : std::string("?")) +
+                                "): " + text.get<std::string>());
+                if (!r.contains("final") || !r["final"].is_object()) continue;
                 const auto& final_metrics = r["final"];
                 for (const auto& [k, v] : final_metrics.items())
                     if (v.is_number()) it->second[k].push_back(v.get<double>());

@@ -29,6 +29,9 @@ struct RunFolderData {
     std::map<std::string, std::vector<double>> dwells;
     // method → final metric → values over seeds, in summary order
     std::vector<std::pair<std::string, std::map<std::string, std::vector<double>>>> finals;
+    // summary.json's per-run warnings (e.g. an importance-sampling ESS below 1 %), each as
+    // "method (seed S): text", in summary order.
+    std::vector<std::string> warnings;
 
     // A sweep (spec "sweep"): the swept key and, per method label without the "@key=value"
     // suffix (in summary order), numeric sweep value → final metric → values over the seeds

@@ -811,12 +811,18 @@ void MainWindow::onFinished(const QString& status, const QString& runDir) {
     if (!methodNotes_.isEmpty())
         text += QLatin1Char(' ') + methodNotes_.join(QStringLiteral("; ")) + QLatin1Char('.');
     if (!runDir.isEmpty()) text += tr(" Run folder: %1").arg(QDir::toNativeSeparators(runDir));
-    showMessage(text, /*error=*/status == QLatin1String("diverged"));
+    bool warned = false;
     if (!runDir.isEmpty()) {
         // Everything the run folder holds (σ²_Jac, dwells, seeds' spread) goes to the panels;
         // the curves keep the live history.
         try {
             auto run = std::make_shared<RunFolderData>(read_run_folder(runDir.toStdString()));
+            // Warnings of the run (an ESS below 1 % of the importance draws: log Z and the
+            // test NLL are unreliable) go in the status line, shown as an error.
+            for (const auto& w : run->warnings) {
+                text += tr(" Warning: %1.").arg(QString::fromStdString(w));
+                warned = true;
+            }
             view_->showRun(*run);
             configureLandscape(view_, runDir);
             bool severalSeeds = false;
@@ -834,7 +840,9 @@ void MainWindow::onFinished(const QString& status, const QString& runDir) {
         historyPanel_->refresh();
         historyPanel_->selectRun(runDir);
     }
-    Q_EMIT runEnded(status != QLatin1String("diverged"));
+    showMessage(text, /*error=*/warned || status == QLatin1String("diverged") ||
+                          status == QLatin1String("failed"));
+    Q_EMIT runEnded(status != QLatin1String("diverged") && status != QLatin1String("failed"));
     QTimer::singleShot(0, this, &MainWindow::startNextQueued);
 }
 
@@ -1007,12 +1015,15 @@ bool MainWindow::openRun(const QString& runDir, const QString& compareDir) {
     if (historyPanel_->runCount() == 0) historyPanel_->setRoot(QFileInfo(runDir).path());
     historyPanel_->selectRun(runDir);
     progressBar_->setValue(0);
-    showMessage(b ? tr("Comparing %1 with %2")
-                        .arg(QDir::toNativeSeparators(runDir), QDir::toNativeSeparators(compareDir))
-                  : tr("Opened %1 (%2)")
-                        .arg(QDir::toNativeSeparators(runDir),
-                             a->status.empty() ? tr("no summary: incomplete")
-                                               : QString::fromStdString(a->status)));
+    QString text =
+        b ? tr("Comparing %1 with %2")
+                .arg(QDir::toNativeSeparators(runDir), QDir::toNativeSeparators(compareDir))
+          : tr("Opened %1 (%2)")
+                .arg(QDir::toNativeSeparators(runDir), a->status.empty()
+                                                           ? tr("no summary: incomplete")
+                                                           : QString::fromStdString(a->status));
+    for (const auto& w : a->warnings) text += tr(" Warning: %1.").arg(QString::fromStdString(w));
+    showMessage(text, /*error=*/!a->warnings.empty());
     saveSession();
     return true;
 }

@@ -24,6 +24,12 @@ F openblas_symbol(const char* name) {
 void set_compute_threads(int n) {
     n = std::max(1, n);
     torch::set_num_threads(n);
+    // Subnormal floats flushed to zero (FTZ and DAZ): an ICNN's softplus far outside the data
+    // makes exp() underflow into subnormals, which cost ~100 cycles each on x86 — the first
+    // hundreds of icnn-ebm-1d steps ran 3–4× slower (issue 12). The setting is per thread
+    // (MXCSR); threads started afterwards inherit it (POSIX: the floating-point environment of
+    // pthread_create), so the runner's and the landscape's workers get it too.
+    at::globalContext().setFlushDenormal(true);
     static const auto set_blas = openblas_symbol<SetThreads>("openblas_set_num_threads");
     if (set_blas) set_blas(n);
 }

@@ -7,7 +7,9 @@ namespace liftlab {
 
 // Sets LibTorch's intra-op threads (for the calling thread and every thread that starts torch work
 // later) and OpenBLAS's pool to n ≥ 1. OpenBLAS is found at run time (dlsym); without it only
-// torch is set.
+// torch is set. Also flushes subnormal floats to zero on the calling thread and the threads it
+// starts later (FTZ/DAZ; see compute_threads.cpp): every training and landscape thread computes
+// the same way, so runs stay identical whatever the thread count.
 void set_compute_threads(int n);
 
 // OpenBLAS's current pool size, or -1 when the loaded BLAS is not OpenBLAS.

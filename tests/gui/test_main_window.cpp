@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSettings>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -144,4 +145,26 @@ TEST(MainWindow, SettingsLiveInTheTestsOwnFolderNeverTheUsers) {
     EXPECT_TRUE(settings.fileName().startsWith(QDir::tempPath()))
         << qPrintable(settings.fileName());
     EXPECT_FALSE(settings.fileName().startsWith(QDir::homePath() + QStringLiteral("/.config")));
+}
+
+// A run whose summary carries a warning (an importance-sampling ESS below 1 %: log Z and the
+// test NLL unreliable) shows it in the status line, as an error, when the run is opened.
+TEST(MainWindow, OpeningARunShowsItsEssWarning) {
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    QDir(out.path()).mkpath("run");
+    auto write = [&](const char* name, const QByteArray& text) {
+        QFile f(out.filePath(QStringLiteral("run/") + QLatin1String(name)));
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    };
+    write("metrics.csv", "step,method,seed,metric,value\n1,lifter,0,test_loss,30\n");
+    write("spec.json", R"({"name": "icnn-ebm-latents", "task": {"kind": "icnn-ebm-nd"}})");
+    write("summary.json", R"({"status": "ok", "runs": [{"method": "lifter", "seed": 0,
+        "status": "ok", "final": {"test_loss": 30, "ess_fraction": 0.0001},
+        "warnings": ["importance-sampling ESS fraction 0.0001 < 1 %: log_z and test_loss are unreliable"]}]})");
+    MainWindow window;
+    ASSERT_TRUE(window.openRun(out.filePath("run"))) << window.statusText().toStdString();
+    EXPECT_TRUE(window.statusText().contains("Warning: lifter (seed 0): importance-sampling ESS"))
+        << window.statusText().toStdString();
 }
