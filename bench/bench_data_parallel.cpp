@@ -14,6 +14,8 @@
 #include <string>
 
 #include "bench_timer.h"
+#include "core/allocator_tuning.h"
+#include "core/compute_threads.h"
 #include "data/dataset.h"
 #include "distributed/communicator.h"
 #include "distributed/launch_config.h"
@@ -23,6 +25,7 @@
 #include "training/method_trainer.h"
 
 int main(int argc, char** argv) {
+    liftlab::tune_allocator();
     liftlab::LaunchConfig launch;
     int threads = 1, batch = 1024, feature_dim = 64;
     int64_t n_full = 65536;
@@ -43,7 +46,7 @@ int main(int argc, char** argv) {
         else if (k == "--feature-dim")
             feature_dim = std::stoi(v);
     }
-    torch::set_num_threads(threads);
+    liftlab::set_compute_threads(threads);  // torch and OpenBLAS together, subnormals flushed
     const auto comm = liftlab::join_process_group(launch);
     const int world = launch.world_size;
 
