@@ -137,15 +137,21 @@ IdxFile read_idx_file(const std::string& path, int64_t max_items, const std::str
                             " dimension sizes expected)");
     uint64_t item_bytes = 1;
     uint64_t total_bytes = 1;
+    // Both products are bounded before each multiplication (a wrapped uint64 product passed the
+    // old after-the-fact check), and the size of one item is bounded even when the count is 0:
+    // [0, 2^26, 2^26, 2^24] made LibTorch's size arithmetic overflow (found by fuzz_idx).
+    auto fits = [](uint64_t product, uint32_t size) {
+        return size == 0 || product <= kMaxDataBytes / size;
+    };
     for (int i = 0; i < ndims; ++i) {
         const uint32_t size = big_endian32(head.data() + 4 * i);
         idx.shape.push_back(size);
-        if (i > 0) item_bytes *= size;
-        total_bytes *= size;
-        if (total_bytes > kMaxDataBytes)
+        if (!fits(total_bytes, size) || (i > 0 && !fits(item_bytes, size)))
             throw DataError(path, 0,
                             "header promises an implausible size (" + shape_text(idx.shape) +
                                 " …): corrupt header?");
+        if (i > 0) item_bytes *= size;
+        total_bytes *= size;
     }
 
     const int64_t items = idx.shape[0];

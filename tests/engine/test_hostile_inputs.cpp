@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "data/csv_table.h"
+#include "data/idx_loader.h"
 #include "run/run_store.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
@@ -202,6 +203,31 @@ TEST(HostileData, CsvValuesBeyondSinglePrecisionAreDataErrors) {
     EXPECT_EQ(
         data_error([&] { liftlab::read_csv_table(dir.write("inf.csv", "a,y\n1e400,1\n")); }).line(),
         2);
+}
+
+// IDX headers whose size products overflow: 0 items of 0x0500ff31 × 0x03050500 × 0x01020305
+// bytes each (fuzz_idx's crash: LibTorch's size arithmetic overflowed and the reader crashed), and
+// counts whose 64-bit product wraps. Each is a DataError naming the implausible size.
+TEST(HostileData, IdxSizeProductsThatOverflowAreRefused) {
+    TempDir dir;
+    auto header = [](std::vector<uint32_t> dims) {
+        std::string s = {0, 0, 8, static_cast<char>(dims.size())};
+        for (uint32_t d : dims)
+            for (int shift = 24; shift >= 0; shift -= 8)
+                s += static_cast<char>((d >> shift) & 0xff);
+        return s;
+    };
+    for (const auto& dims : std::vector<std::vector<uint32_t>>{
+             {0, 0x0500ff31, 0x03050500, 0x01020305},      // the fuzzer's input
+             {0xffffffff, 0xffffffff, 0xffffffff, 0x100},  // wraps a 64-bit product
+             {2, 0x10000, 0x10000, 0x10000}}) {
+        const auto f = dir.write("bad-idx-ubyte", header(dims) + std::string(16, '\1'));
+        const auto e = data_error([&] { liftlab::read_idx(f); });
+        EXPECT_TRUE(has(e.what(), "implausible size")) << e.what();
+    }
+    // A plausible empty file still reads: 0 items of 28 × 28.
+    const auto t = liftlab::read_idx(dir.write("empty-idx-ubyte", header({0, 28, 28})));
+    EXPECT_EQ(t.sizes().vec(), (std::vector<int64_t>{0, 28, 28}));
 }
 
 TEST(HostileData, BatchLargerThanTheDataFailsBeforeAnyFolder) {

@@ -1,5 +1,6 @@
 // Fuzz targets hand the fuzzer's bytes to readers that take a path: a private scratch file (one
-// per process, in /tmp), rewritten for every input.
+// per process, in /dev/shm when there is one — a RAM file system: on /tmp the fuzzers spent most
+// of their time waiting for the disk — else /tmp), rewritten for every input.
 #pragma once
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,7 +13,10 @@ namespace liftlab::fuzz {
 
 inline std::string scratch_dir() {
     static const std::string dir = [] {
-        std::string d = "/tmp/liftlab-fuzz-" + std::to_string(::getpid());
+        struct stat shm {};
+        const bool ram = ::stat("/dev/shm", &shm) == 0 && S_ISDIR(shm.st_mode);
+        std::string d =
+            std::string(ram ? "/dev/shm" : "/tmp") + "/liftlab-fuzz-" + std::to_string(::getpid());
         ::mkdir(d.c_str(), 0700);
         return d;
     }();
