@@ -25,12 +25,7 @@ bool validP(double p) {
 
 }  // namespace
 
-AblationPanel::AblationPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(320, 240);
-    applyLabStyle(plot_);
+AblationPanel::AblationPanel(QWidget* parent) : PlotPanel(parent) {
     plot_->legend->setVisible(false);  // the categories name the bars
     plot_->xAxis->grid()->setVisible(false);
     plot_->xAxis->grid()->setSubGridVisible(false);
@@ -50,10 +45,6 @@ AblationPanel::AblationPanel(QWidget* parent) : QWidget(parent), plot_(new QCust
     plot_->axisRect()->setRangeZoom(Qt::Vertical);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { redraw(); });
     redraw();
-}
-
-void AblationPanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
 }
 
 void AblationPanel::setValueLabel(const QString& label) {

@@ -9,17 +9,18 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QCPTextElement;
 
 namespace liftlab {
 
-class AblationPanel : public QWidget {
+class AblationPanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit AblationPanel(QWidget* parent = nullptr);
 
-    void setTitle(const QString& title);
     void setValueLabel(const QString& label);  // y axis, e.g. "σ²_Jac"
     // Replaces a previous bar of that method (which keeps its place); new methods go right.
     // A non-finite value is ignored; a non-finite or negative sd draws no error bar; a NaN p
@@ -33,7 +34,7 @@ public:
     // empty hides it.
     void setNote(const QString& note);
 
-    void clear();
+    void clear() override;
     int barCount() const { return bars_.size(); }
     // "p = 0.005", "p < 0.001", "p = 1" ("" for an unknown method or no p).
     QString pLabel(const QString& method) const;
@@ -41,8 +42,7 @@ public:
     bool isSignificant(const QString& method) const;
     static QString formatP(double p);
 
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
+    bool exportTo(const QString& path, int width, int height) override;
 
 private:
     struct Bar {
@@ -56,8 +56,6 @@ private:
     // Replaces the bar of bar.method (which keeps its place) or appends it, then redraws.
     void upsert(const Bar& bar);
 
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     QCPTextElement* note_ = nullptr;
     QVector<Bar> bars_;
 };

@@ -66,13 +66,7 @@ QCPRange stepRange(double lo, double hi) {
 }  // namespace
 
 EscapePanel::EscapePanel(QWidget* parent)
-    : QWidget(parent), plot_(new QCustomPlot(this)), threshold_(std::log(0.05 / 0.95)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(480, 360);
-
-    applyLabStyle(plot_);
+    : PlotPanel(parent, QSize(480, 360)), threshold_(std::log(0.05 / 0.95)) {
     plot_->setAutoAddPlottableToLegend(false);
     plot_->legend->setVisible(false);  // shown with the first trace
     plot_->addLayer(kBandLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limBelow);
@@ -175,10 +169,6 @@ EscapePanel::EscapePanel(QWidget* parent)
     redrawDwells();
 }
 
-void EscapePanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
-}
-
 void EscapePanel::placeBand() {
     band_->topLeft->setCoords(0, threshold_);
     bandEdge_->point1->setCoords(0, threshold_);
@@ -199,31 +189,50 @@ void EscapePanel::setShoulderLabel(const QString& label) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void EscapePanel::addTrace(const QString& method, int coordinate, const QVector<double>& steps,
-                           const QVector<double>& values) {
-    if (!order_.contains(method)) order_ << method;
-    Trace* trace = nullptr;
-    for (Trace& t : traces_)
-        if (t.method == method && t.coordinate == coordinate) trace = &t;
-    if (!trace) {
-        Trace t;
-        t.method = method;
-        t.coordinate = coordinate;
-        t.graph =
-            plot_->addGraph(traceRect_->axis(QCPAxis::atBottom), traceRect_->axis(QCPAxis::atLeft));
-        traces_.push_back(t);
-        trace = &traces_.back();
-    }
-    QVector<double> keys, vals;
+void EscapePanel::finitePoints(const QVector<double>& steps, const QVector<double>& values,
+                               QVector<double>* keys, QVector<double>* vals) {
     for (int i = 0; i < std::min(steps.size(), values.size()); ++i) {
         if (!std::isfinite(steps[i]) || !std::isfinite(values[i])) continue;
-        keys << steps[i];
-        vals << values[i];
+        *keys << steps[i];
+        *vals << values[i];
     }
-    trace->graph->setData(keys, vals);
+}
+
+QCPGraph* EscapePanel::traceGraph(const QString& method, int coordinate) {
+    if (!order_.contains(method)) order_ << method;
+    for (Trace& t : traces_)
+        if (t.method == method && t.coordinate == coordinate) return t.graph;
+    Trace t;
+    t.method = method;
+    t.coordinate = coordinate;
+    t.graph =
+        plot_->addGraph(traceRect_->axis(QCPAxis::atBottom), traceRect_->axis(QCPAxis::atLeft));
+    traces_.push_back(t);
+    return t.graph;
+}
+
+void EscapePanel::traceChanged(const QString& method) {
     recolourTraces(method);
     fitTraces();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void EscapePanel::addTrace(const QString& method, int coordinate, const QVector<double>& steps,
+                           const QVector<double>& values) {
+    QCPGraph* graph = traceGraph(method, coordinate);
+    QVector<double> keys, vals;
+    finitePoints(steps, values, &keys, &vals);
+    graph->setData(keys, vals);
+    traceChanged(method);
+}
+
+void EscapePanel::appendTrace(const QString& method, int coordinate, const QVector<double>& steps,
+                              const QVector<double>& values) {
+    QCPGraph* graph = traceGraph(method, coordinate);
+    QVector<double> keys, vals;
+    finitePoints(steps, values, &keys, &vals);
+    graph->addData(keys, vals, /*alreadySorted=*/true);
+    traceChanged(method);
 }
 
 // Shades by coordinate order; the first trace of a method carries the legend entry.

@@ -18,6 +18,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QResizeEvent;
 class QCPAxisRect;
@@ -30,16 +32,18 @@ class QCPTextElement;
 
 namespace liftlab {
 
-class EscapePanel : public QWidget {
+class EscapePanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit EscapePanel(QWidget* parent = nullptr);
 
-    void setTitle(const QString& title);
     // θ̃ of one coordinate over steps; a second call for the same (method, coordinate) replaces
     // it. Points with a non-finite step or value are skipped.
     void addTrace(const QString& method, int coordinate, const QVector<double>& steps,
                   const QVector<double>& values);
+    // The same, appended after the trace's points so far (live traces: only new points come).
+    void appendTrace(const QString& method, int coordinate, const QVector<double>& steps,
+                     const QVector<double>& values);
     // Upper edge of the shaded shoulder band in θ̃ units (default log(0.05/0.95) ≈ −2.944).
     void setShoulderThreshold(double upper);
     double shoulderThreshold() const { return threshold_; }
@@ -57,7 +61,7 @@ public:
     // Dwell histogram as each method's share of its completed dwells (default) or raw counts.
     void setDwellNormalised(bool on);
 
-    void clear();
+    void clear() override;
     int traceCount() const { return traces_.size(); }
     int occupancyCount() const { return occupancy_.size(); }
     int dwellSeriesCount() const { return dwells_.size(); }
@@ -67,8 +71,7 @@ public:
     // Histogram heights of the method (share or count per bin, see setDwellNormalised).
     QVector<double> dwellHeights(const QString& method) const;
 
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
+    bool exportTo(const QString& path, int width, int height) override;
     QCPAxisRect* traceRect() const { return traceRect_; }
     QCPAxisRect* occupancyRect() const { return occupancyRect_; }
     QCPAxisRect* dwellRect() const { return dwellRect_; }
@@ -77,6 +80,12 @@ protected:
     void resizeEvent(QResizeEvent* event) override;
 
 private:
+    // The finite points of a trace, and the trace of (method, coordinate), made on first use.
+    static void finitePoints(const QVector<double>& steps, const QVector<double>& values,
+                             QVector<double>* keys, QVector<double>* vals);
+    QCPGraph* traceGraph(const QString& method, int coordinate);
+    void traceChanged(const QString& method);
+
     struct Trace {
         QString method;
         int coordinate = 0;
@@ -96,8 +105,6 @@ private:
     void placeBand();
     void fitKeys(int width);
 
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     QCPAxisRect* traceRect_;
     QCPAxisRect* occupancyRect_;
     QCPAxisRect* dwellRect_;

@@ -25,13 +25,7 @@ constexpr int kLegendColumns = 3;  // at most this many legend entries a line
 
 }  // namespace
 
-HistogramPanel::HistogramPanel(QWidget* parent)
-    : QWidget(parent), plot_(new QCustomPlot(this)), stripRect_(nullptr) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(320, 240);
-    applyLabStyle(plot_);
+HistogramPanel::HistogramPanel(QWidget* parent) : PlotPanel(parent), stripRect_(nullptr) {
     plot_->setAutoAddPlottableToLegend(false);
 
     // Rows: legend, histogram, strip of the individual values (sharing the histogram's x).
@@ -84,10 +78,6 @@ HistogramPanel::HistogramPanel(QWidget* parent)
 
 QCPAxisRect* HistogramPanel::histogramRect() const {
     return plot_->axisRect(0);
-}
-
-void HistogramPanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
 }
 
 void HistogramPanel::setValueLabel(const QString& label) {

@@ -12,6 +12,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QResizeEvent;
 class QCPAxisRect;
@@ -20,12 +22,11 @@ class QCPTextElement;
 
 namespace liftlab {
 
-class HistogramPanel : public QWidget {
+class HistogramPanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit HistogramPanel(QWidget* parent = nullptr);
 
-    void setTitle(const QString& title);
     void setValueLabel(const QString& label);  // x axis, e.g. "test NLL (nats)"
     // Replaces the method's samples; non-finite values (and non-positive ones on a log axis)
     // are skipped. A new method is added after the others (lane order = order of arrival).
@@ -35,7 +36,7 @@ public:
     // Log x axis with log-spaced bins (samples ≤ 0 are then left out).
     void setLogScale(bool on);
 
-    void clear();
+    void clear() override;
     int seriesCount() const { return order_.size(); }
     QVector<double> binEdges() const { return edges_; }
     // Histogram counts of the method on binEdges() (empty for an unknown method).
@@ -43,8 +44,7 @@ public:
     // The samples drawn for the method (finite, and positive on a log axis).
     int sampleCount(const QString& method) const;
 
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
+    bool exportTo(const QString& path, int width, int height) override;
     QCPAxisRect* histogramRect() const;
     QCPAxisRect* stripRect() const { return stripRect_; }
 
@@ -55,8 +55,6 @@ private:
     void redraw();
     QVector<double> drawn(const QString& method) const;
 
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     QCPAxisRect* stripRect_;
     QCPItemText* emptyNote_;
     QStringList order_;

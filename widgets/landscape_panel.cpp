@@ -165,12 +165,7 @@ void setPoint(QCPGraph* g, double x, double y) {
 
 }  // namespace
 
-LandscapePanel::LandscapePanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(480, 260);
-    applyLabStyle(plot_);
+LandscapePanel::LandscapePanel(QWidget* parent) : PlotPanel(parent, QSize(480, 260)) {
     plot_->setAutoAddPlottableToLegend(false);
 
     // Items made while the layout holds no axis rect at (0, 0) would warn: make them first.
@@ -283,10 +278,6 @@ void LandscapePanel::setupSide(Side side) {
     v.note->setBrush(Qt::white);  // readable over the grid lines
     v.note->setPadding(QMargins(6, 3, 6, 3));
     v.note->setSelectable(false);
-}
-
-void LandscapePanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
 }
 
 void LandscapePanel::setSideTitle(Side side, const QString& title) {

@@ -16,6 +16,7 @@
 #include <array>
 
 #include "contour.h"
+#include "plot_panel.h"
 
 class QCustomPlot;
 class QCPAxisRect;
@@ -32,14 +33,13 @@ namespace liftlab {
 
 class ContourLines;  // the contour overlay, a plottable drawing plain segments
 
-class LandscapePanel : public QWidget {
+class LandscapePanel : public PlotPanel {
     Q_OBJECT
 public:
     enum Side { Theta = 0, Lifted = 1 };
 
     explicit LandscapePanel(QWidget* parent = nullptr);
 
-    void setTitle(const QString& title);
     // Defaults "θ-space (constrained weights)" and "lifted space (φ, b)".
     void setSideTitle(Side side, const QString& title);
     // loss is row-major, loss[ib * nAlpha + ia] at (α, β) = (a0 + ia·Δα, b0 + ib·Δβ) with α
@@ -64,7 +64,7 @@ public:
     void setSideVisible(Side side, bool visible);
     // e.g. "PCA 1 (62%)", "PCA 2 (21%)"; used on both sides.
     void setAxisLabels(const QString& alphaLabel, const QString& betaLabel);
-    void clear();  // grids and trajectories; titles, labels and options stay
+    void clear() override;  // grids and trajectories; titles, labels and options stay
 
     bool hasGrid(Side side) const;
     int trajectoryCount(Side side) const;
@@ -80,8 +80,7 @@ public:
     QCPColorScale* colorScale(Side side) const;
 
     // Writes PNG, SVG or PDF (chosen by the extension) at width × height pixels.
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
+    bool exportTo(const QString& path, int width, int height) override;
 
 private:
     struct Trajectory {
@@ -124,8 +123,6 @@ private:
     void removeTrajectory(Trajectory& t);
     bool finiteRange(Side side, double* lo, double* hi) const;
 
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     QCPLayoutGrid* sidesRow_ = nullptr;
     QCPMarginGroup* margins_ = nullptr;
     std::array<SideView, 2> sides_;

@@ -70,13 +70,7 @@ int nearestFinite(const QVector<double>& steps, const QVector<double>& values, d
 
 }  // namespace
 
-LossCurvePanel::LossCurvePanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(320, 240);
-
-    applyLabStyle(plot_);
+LossCurvePanel::LossCurvePanel(QWidget* parent) : PlotPanel(parent) {
     plot_->addLayer(kBandLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limBelow);
     plot_->addLayer(kRawLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limBelow);
     plot_->xAxis->setLabel(tr("step"));
@@ -155,10 +149,6 @@ void LossCurvePanel::setLogY(bool on) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void LossCurvePanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
-}
-
 LossCurvePanel::Series& LossCurvePanel::ensureSeries(const QString& method) {
     auto it = series_.find(method);
     if (it != series_.end()) return *it;
@@ -232,26 +222,22 @@ void LossCurvePanel::rebuildLegend() {
     }
 }
 
-// Members of a sweep ("cf-prox@batch_size=8") share their method's colour family; the n-th
-// sweep value seen gets the n-th shade and dash pattern, so the members stay apart.
+// Members of a sweep ("cf-prox@batch_size=8") take methodColor's shade of their method's colour
+// (the one sweep colour rule: every panel, pen and band alike); the n-th sweep value seen also
+// gets the n-th dash pattern, so members whose shades come close stay apart.
 QPen LossCurvePanel::seriesPen(const QString& method) {
+    QPen pen(methodColor(method), 2.0);
     const int at = method.indexOf(QLatin1Char('@'));
-    if (at < 0) return QPen(methodColor(method), 2.0);
+    if (at < 0) return pen;
     const QString suffix = method.mid(at);
     int index = sweepSuffixes_.indexOf(suffix);
     if (index < 0) {
         sweepSuffixes_ << suffix;
         index = sweepSuffixes_.size() - 1;
     }
-    static const int kShade[] = {150, 100, 70, 125, 55};  // >100 darker, <100 lighter
     static const Qt::PenStyle kStyle[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
                                           Qt::DashDotDotLine};
-    const int n = static_cast<int>(std::size(kShade));
-    const int shade = kShade[index % n];
-    QColor color = methodColor(method.left(at));
-    color = shade >= 100 ? color.darker(shade) : color.lighter(100 * 100 / shade);
-    QPen pen(color, 2.0);
-    pen.setStyle(kStyle[(index / n + index) % n]);
+    pen.setStyle(kStyle[index % static_cast<int>(std::size(kStyle))]);
     return pen;
 }
 
@@ -263,7 +249,7 @@ void LossCurvePanel::placeLegend() {
         plot_->axisRect()->insetLayout()->take(plot_->legend);
         // A column beside the axis rect, legend on top, an empty stretch below it.
         legendColumn_ = new QCPLayoutGrid;
-        grid->addElement(title_ ? 1 : 0, 1, legendColumn_);
+        grid->addElement(hasTitleRow() ? 1 : 0, 1, legendColumn_);
         grid->setColumnStretchFactor(1, 0.001);
         legendColumn_->addElement(0, 0, plot_->legend);
         legendColumn_->addElement(1, 0, new QCPLayoutElement(plot_));

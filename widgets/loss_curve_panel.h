@@ -18,6 +18,8 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QCPGraph;
 class QCPItemLine;
@@ -30,7 +32,7 @@ class QMouseEvent;
 
 namespace liftlab {
 
-class LossCurvePanel : public QWidget {
+class LossCurvePanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit LossCurvePanel(QWidget* parent = nullptr);
@@ -43,7 +45,6 @@ public:
     // ±inf are never drawn.
     void setLogY(bool on);
     bool logY() const { return logY_; }
-    void setTitle(const QString& title);
 
     // Appends to the method's curve (created on first use, legend entry = method). Steps after
     // the points already there are appended without re-sorting the old data (earlier steps are
@@ -79,7 +80,7 @@ public:
     QString crosshairText() const;  // the readout being shown, empty when hidden
 
     // Removes every series; the settings (metric, log y, smoothing, crosshair) stay.
-    void clear();
+    void clear() override;
     int seriesCount() const;
     int pointCount(const QString& method) const;  // 0 for an unknown method
     // The drawn curves of a method, for tests: raw values, and the EMA (nullptr while smoothing
@@ -90,7 +91,7 @@ public:
     void rescale();
 
     // Writes PNG, SVG or PDF (chosen by the extension) at width × height pixels.
-    bool exportTo(const QString& path, int width, int height);
+    bool exportTo(const QString& path, int width, int height) override;
     // Long-format CSV of every method's raw data in legend order, step order within a method:
     // header "method,step,value" + ",smoothed" while smoothing is on + ",band_lo,band_hi" when
     // some method has a band. Band cells are empty where the method has no band value at that
@@ -103,8 +104,6 @@ public:
     // The right-click menu (also built on demand by the plot): copy image, save figure / CSV,
     // log y, smoothing presets, crosshair, reset zoom. The caller owns the menu.
     QMenu* createContextMenu(QWidget* parent);
-
-    QCustomPlot* plot() const { return plot_; }
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -145,8 +144,6 @@ private:
     void setCrosshairItemsVisible(bool on);
     void refreshCrosshair();
 
-    QCustomPlot* plot_ = nullptr;
-    QCPTextElement* title_ = nullptr;
     QHash<QString, Series> series_;
     QStringList order_;                      // methods in order of first appearance
     QStringList sweepSuffixes_;              // "@key=value" parts in order of first appearance

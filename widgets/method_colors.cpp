@@ -8,26 +8,10 @@ namespace liftlab {
 
 namespace {
 
-// The tab10 palette in its usual order: distinct hues, readable on white.
-const std::pair<const char*, QRgb> kPalette[] = {
-    {"sgd", 0x1f77b4},
-    {"adam", 0xff7f0e},
-    {"cf-ridge", 0x2ca02c},
-    {"cf-prox", 0xd62728},
-    {"ce", 0x9467bd},
-    {"cf-full", 0x8c564b},
-    {"cf-rls", 0xe377c2},
-    {"pgd", 0x7f7f7f},
-    {"softplus", 0xbcbd22},
-    {"lifter", 0x17becf},
-    // The lifter ablations are compared with each other (icnn-ablation): distinct hues, reused
-    // from the closed-form family, which never shares a plot with them.
-    {"lifter-noslack", 0x9467bd},
-    {"lifter-nobody", 0x8c564b},
-    {"lifter-decoupled", 0xe377c2},
-    {"softplus-wide", 0x6b6b10},
-    {"softplus-const", 0xdbdb8d},
-};
+QVector<QPair<QString, QRgb>>& palette() {
+    static QVector<QPair<QString, QRgb>> entries;
+    return entries;
+}
 
 // FNV-1a: a fixed hash, so the fallback colour does not change between runs.
 std::uint32_t stableHash(const QString& s) {
@@ -40,15 +24,15 @@ std::uint32_t stableHash(const QString& s) {
 }
 
 bool paletteColor(const QString& name, QColor* out) {
-    for (const auto& [key, rgb] : kPalette) {
-        if (name == QLatin1String(key)) {
+    for (const auto& [key, rgb] : std::as_const(palette())) {
+        if (name == key) {
             *out = QColor(rgb);
             return true;
         }
     }
     // Variants such as "lifter-icnn" or "cf-prox-2" keep the family colour.
-    for (const auto& [key, rgb] : kPalette) {
-        if (name.startsWith(QLatin1String(key) + QLatin1Char('-'))) {
+    for (const auto& [key, rgb] : std::as_const(palette())) {
+        if (name.startsWith(key + QLatin1Char('-'))) {
             *out = QColor(rgb);
             return true;
         }
@@ -57,6 +41,10 @@ bool paletteColor(const QString& name, QColor* out) {
 }
 
 }  // namespace
+
+void setMethodPalette(const QVector<QPair<QString, QRgb>>& entries) {
+    palette() = entries;
+}
 
 QColor methodColor(const QString& label) {
     const int at = label.indexOf(QLatin1Char('@'));

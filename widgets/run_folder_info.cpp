@@ -11,13 +11,15 @@
 #include <cmath>
 #include <limits>
 
+#include "run_folder_schema.h"
+
 namespace liftlab {
 
 namespace {
 
-const QString kSpec = QStringLiteral("spec.json");
-const QString kSummary = QStringLiteral("summary.json");
-const QString kMetrics = QStringLiteral("metrics.csv");
+const QString kSpec = QString::fromLatin1(run_folder::kSpec);
+const QString kSummary = QString::fromLatin1(run_folder::kSummary);
+const QString kMetrics = QString::fromLatin1(run_folder::kMetrics);
 constexpr qint64 kMaxJsonBytes = 64 << 20;  // a spec or summary larger than this is not ours
 
 // Parses `dir/file` as a JSON object; false with a readable reason otherwise.
@@ -159,7 +161,7 @@ RunFolderInfo readRunFolder(const QString& path) {
         readSummary(summary, &info);
         // A run whose process was killed keeps saying "running": the engine writes metrics.csv
         // at every log point, so a long silence means nobody is writing any more.
-        if (info.status == QLatin1String("running")) {
+        if (info.status == QLatin1String(to_string(RunStatus::Running))) {
             QDateTime last;
             for (const QString& f : {kMetrics, kSummary}) {
                 const QFileInfo w(dir.filePath(f));

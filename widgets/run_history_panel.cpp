@@ -27,6 +27,7 @@
 #include <limits>
 
 #include "method_colors.h"
+#include "run_folder_schema.h"
 
 namespace liftlab {
 
@@ -38,15 +39,16 @@ constexpr int kDebounceMs = 250;      // a burst of file events (tmp file + rena
 constexpr int kIconSize = 12;         // logical pixels of the status dot and the method swatch
 constexpr int kMaxColumnWidth = 220;  // cap of a column sized to its contents
 
-const QString kSummary = QStringLiteral("summary.json");
+const QString kSummary = QString::fromLatin1(run_folder::kSummary);
 
+// A run's status from the runner (RunStatus) or the browser's own ("stalled", "invalid", …).
 QColor statusColor(const QString& status) {
-    if (status == QLatin1String("ok")) return QColor(0x2c, 0xa0, 0x2c);
-    if (status == QLatin1String("running")) return QColor(0x1f, 0x77, 0xb4);
-    if (status == QLatin1String("cancelled") || status == QLatin1String("stalled"))
+    const auto run = parse_run_status(status.toStdString());
+    if (run == RunStatus::Ok) return QColor(0x2c, 0xa0, 0x2c);
+    if (run == RunStatus::Running) return QColor(0x1f, 0x77, 0xb4);
+    if (run == RunStatus::Cancelled || status == QLatin1String("stalled"))
         return QColor(0xe6, 0x9f, 0x00);
-    if (status == QLatin1String("diverged") || status == QLatin1String("failed") ||
-        status == QLatin1String("invalid"))
+    if ((run && stopped_early(*run)) || status == QLatin1String("invalid"))
         return QColor(0xd6, 0x27, 0x28);
     return QColor(0x9e, 0x9e, 0x9e);
 }
@@ -126,7 +128,7 @@ bool RunHistoryPanel::Stamp::operator==(const Stamp& o) const {
 
 RunHistoryPanel::Stamp RunHistoryPanel::stampOf(const QString& path) {
     const QDir dir(path);
-    const QFileInfo spec(dir.filePath(QStringLiteral("spec.json")));
+    const QFileInfo spec(dir.filePath(QString::fromLatin1(run_folder::kSpec)));
     const QFileInfo summary(dir.filePath(kSummary));
     Stamp s;
     if (spec.exists()) {
@@ -340,7 +342,7 @@ void RunHistoryPanel::updateRow(QTreeWidgetItem* item, const RunFolderInfo& info
     for (int c : {ColSeeds, ColSteps}) item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
 
     QString status = info.status;
-    if (status == QLatin1String("running") && info.runsTotal > 0)
+    if (parse_run_status(status.toStdString()) == RunStatus::Running && info.runsTotal > 0)
         status = tr("running %1/%2").arg(info.runsDone).arg(info.runsTotal);
     item->setText(ColStatus, status);
     item->setIcon(ColStatus, statusIcon(info.status));
@@ -579,8 +581,8 @@ QMenu* RunHistoryPanel::createContextMenu(const QString& path) {
 
 QString RunHistoryPanel::runFolderFromMime(const QMimeData* mime) {
     if (!mime || !mime->hasUrls()) return {};
-    static const QStringList kRunFiles{QStringLiteral("spec.json"), kSummary,
-                                       QStringLiteral("metrics.csv")};
+    static const QStringList kRunFiles{QString::fromLatin1(run_folder::kSpec), kSummary,
+                                       QString::fromLatin1(run_folder::kMetrics)};
     for (const QUrl& url : mime->urls()) {
         if (!url.isLocalFile()) continue;
         const QFileInfo fi(url.toLocalFile());

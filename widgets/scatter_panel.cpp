@@ -9,12 +9,7 @@
 
 namespace liftlab {
 
-ScatterPanel::ScatterPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(320, 240);
-    applyLabStyle(plot_);
+ScatterPanel::ScatterPanel(QWidget* parent) : PlotPanel(parent) {
     plot_->setInteractions(QCP::iRangeZoom);
     plot_->setSelectionRectMode(QCP::srmZoom);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { rescale(); });
@@ -25,19 +20,8 @@ void ScatterPanel::setAxes(const QString& xLabel, const QString& yLabel, bool lo
     logY_ = logY;
     plot_->xAxis->setLabel(xLabel);
     plot_->yAxis->setLabel(yLabel);
-    auto configure = [](QCPAxis* axis, bool log) {
-        axis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-        if (log)
-            axis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-        else
-            axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    };
-    configure(plot_->xAxis, logX);
-    configure(plot_->yAxis, logY);
-}
-
-void ScatterPanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
+    setAxisLogScale(plot_->xAxis, logX);
+    setAxisLogScale(plot_->yAxis, logY);
 }
 
 void ScatterPanel::addPoints(const QString& method, const QVector<double>& x,
@@ -94,10 +78,6 @@ void ScatterPanel::rescale() {
             axis->setRange(r.lower - 0.05 * r.size(), r.upper + 0.05 * r.size());
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
-}
-
-bool ScatterPanel::exportTo(const QString& path, int width, int height) {
-    return exportPlot(plot_, path, width, height);
 }
 
 }  // namespace liftlab

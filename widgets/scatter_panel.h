@@ -5,31 +5,28 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QCPTextElement;
 
 namespace liftlab {
 
-class ScatterPanel : public QWidget {
+class ScatterPanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit ScatterPanel(QWidget* parent = nullptr);
 
     void setAxes(const QString& xLabel, const QString& yLabel, bool logX, bool logY);
-    void setTitle(const QString& title);
     void addPoints(const QString& method, const QVector<double>& x, const QVector<double>& y);
     // A dashed reference curve y = f(x) sampled at x (drawn in grey, legend `name`).
     void setReference(const QString& name, const QVector<double>& x, const QVector<double>& y);
-    void clear();
+    void clear() override;
     int seriesCount() const;
     int pointCount(const QString& method) const;
     void rescale();
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
 
 private:
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     bool logX_ = false, logY_ = false;
 };
 

@@ -15,12 +15,7 @@ namespace {
 constexpr double kLogMargin = 1.15;  // multiplicative head-room above and below on the log axis
 }  // namespace
 
-SpectrumPanel::SpectrumPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(320, 240);
-    applyLabStyle(plot_);
+SpectrumPanel::SpectrumPanel(QWidget* parent) : PlotPanel(parent) {
     plot_->xAxis->setLabel(tr("index i"));
     plot_->yAxis->setLabel(tr("singular value σᵢ"));
     plot_->yAxis->setScaleType(QCPAxis::stLogarithmic);
@@ -31,10 +26,6 @@ SpectrumPanel::SpectrumPanel(QWidget* parent) : QWidget(parent), plot_(new QCust
     plot_->setInteractions(QCP::iRangeZoom);
     plot_->setSelectionRectMode(QCP::srmZoom);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { redraw(); });
-}
-
-void SpectrumPanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
 }
 
 void SpectrumPanel::addSpectrum(const QString& method, int step, const QVector<double>& sv) {

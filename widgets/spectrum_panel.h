@@ -8,12 +8,14 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QCPTextElement;
 
 namespace liftlab {
 
-class SpectrumPanel : public QWidget {
+class SpectrumPanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit SpectrumPanel(QWidget* parent = nullptr);
@@ -24,11 +26,10 @@ public:
     void showStep(int step);
     // Shows every recorded step of each method, early steps lighter (training history).
     void showHistory();
-    void setTitle(const QString& title);
     // Normalise each spectrum by its largest value (compares shapes across methods).
     void setNormalised(bool on);
 
-    void clear();
+    void clear() override;
     int methodCount() const { return spectra_.size(); }
     int curveCount() const;
     QVector<int> steps(const QString& method) const;
@@ -40,15 +41,12 @@ public:
     // starts later than the shown step). -1 for an unknown method.
     int displayedStep(const QString& method) const;
     int shownStep() const { return shownStep_; }  // as given to showStep (-1: the latest)
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
+    bool exportTo(const QString& path, int width, int height) override;
 
 private:
     void redraw();
     QVector<double> prepared(const QVector<double>& sv) const;
 
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     QMap<QString, QMap<int, QVector<double>>> spectra_;  // method → step → σ
     int shownStep_ = -1;
     bool history_ = false;

@@ -21,19 +21,10 @@ QString errorsName(const QString& method) {
 
 }  // namespace
 
-SweepPanel::SweepPanel(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
-    auto* layout = new QVBoxLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(plot_);
-    setMinimumSize(320, 240);
-    applyLabStyle(plot_);
+SweepPanel::SweepPanel(QWidget* parent) : PlotPanel(parent) {
     plot_->setInteractions(QCP::iRangeZoom);
     plot_->setSelectionRectMode(QCP::srmZoom);
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { rescale(); });
-}
-
-void SweepPanel::setTitle(const QString& title) {
-    setPlotTitle(plot_, title_, title);
 }
 
 void SweepPanel::setAxes(const QString& xLabel, const QString& yLabel, bool logX, bool logY) {
@@ -178,10 +169,6 @@ void SweepPanel::rescale() {
             axis->setRange(r.lower - 1, r.upper + 1);
     }
     plot_->replot(QCustomPlot::rpQueuedReplot);
-}
-
-bool SweepPanel::exportTo(const QString& path, int width, int height) {
-    return exportPlot(plot_, path, width, height);
 }
 
 }  // namespace liftlab

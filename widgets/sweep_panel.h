@@ -6,17 +6,18 @@
 #include <QVector>
 #include <QWidget>
 
+#include "plot_panel.h"
+
 class QCustomPlot;
 class QCPTextElement;
 
 namespace liftlab {
 
-class SweepPanel : public QWidget {
+class SweepPanel : public PlotPanel {
     Q_OBJECT
 public:
     explicit SweepPanel(QWidget* parent = nullptr);
 
-    void setTitle(const QString& title);
     // Axis labels and scales; a log axis leaves out non-positive values.
     void setAxes(const QString& xLabel, const QString& yLabel, bool logX, bool logY);
     // A wrapped line of text under the plot; empty removes it.
@@ -27,20 +28,16 @@ public:
     void addLine(const QString& method, const QVector<double>& x, const QVector<double>& mean,
                  const QVector<double>& sd);
 
-    void clear();
+    void clear() override;
     int seriesCount() const;
     int pointCount(const QString& method) const;
     // The error bar (sd) drawn at the i-th point of a method (−1 when there is none).
     double errorAt(const QString& method, int i) const;
     void rescale();
-    bool exportTo(const QString& path, int width, int height);
-    QCustomPlot* plot() const { return plot_; }
 
 private:
     void updateTicks();
 
-    QCustomPlot* plot_;
-    QCPTextElement* title_ = nullptr;
     QCPTextElement* caption_ = nullptr;
     bool logX_ = false, logY_ = false;
     QVector<double> xValues_;  // every swept value drawn, for the ticks

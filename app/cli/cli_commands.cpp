@@ -2,14 +2,17 @@
 
 #include <QApplication>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 
 #include "core/errors.h"
 #include "distributed/communication_error.h"
+#include "methods/method_registry.h"
 #include "progress_printer.h"
 #include "report.h"
 #include "spec/experiment_spec.h"
@@ -38,6 +41,26 @@ int command_list() {
     for (const auto& p : builtin_presets()) width = std::max(width, p.name.size());
     for (const auto& p : builtin_presets())
         std::printf("%-*s  %s\n", static_cast<int>(width), p.name.c_str(), p.description.c_str());
+    // The registry's methods and task kinds, for --set methods.N.name=… and task.kind=….
+    size_t name_width = 0;
+    for (const auto& m : method_registry()) name_width = std::max(name_width, m.name.size());
+    for (const auto& t : task_kind_registry()) name_width = std::max(name_width, t.name.size());
+    std::printf("\nMethods (name, family, parameters: documentation):\n");
+    for (const auto& m : method_registry()) {
+        std::string params;
+        for (const auto& key : m.parameters) {
+            const auto* p = find_method_parameter(key);
+            char value[64];
+            std::snprintf(value, sizeof value, "%g", p ? p->default_value() : 0.0);
+            params += (params.empty() ? "" : ", ") + key + "=" + value;
+        }
+        std::printf("  %-*s  %-11s  %s: %s\n", static_cast<int>(name_width), m.name.c_str(),
+                    to_string(m.family), params.c_str(), m.doc.c_str());
+    }
+    std::printf("\nTask kinds (name, family: documentation):\n");
+    for (const auto& t : task_kind_registry())
+        std::printf("  %-*s  %s: %s\n", static_cast<int>(name_width), t.name.c_str(),
+                    to_string(t.family), t.doc.c_str());
     return 0;
 }
 
@@ -135,7 +158,7 @@ int command_run(const RunArgs& args) {
     if (!lead) {
         std::fprintf(stderr, "liftlab-cli: rank %d done (rank 0 writes the run folder)\n",
                      launch.rank);
-        return result.status == "diverged" || result.status == "failed" ? 1 : 0;
+        return result.status == RunStatus::Diverged || result.status == RunStatus::Failed ? 1 : 0;
     }
 
     std::fprintf(stderr, "\n%-14s %5s  %-9s %7s  %12s %12s %9s\n", "method", "seed", "status",
@@ -146,7 +169,7 @@ int command_run(const RunArgs& args) {
             return it == r.final_metrics.end() ? NAN : it->second;
         };
         std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12.5g %12.5g %9.2f\n", r.method.c_str(),
-                     static_cast<unsigned long long>(r.seed), r.status.c_str(), r.steps_done,
+                     static_cast<unsigned long long>(r.seed), to_string(r.status), r.steps_done,
                      metric("test_loss"), metric("train_loss"), metric("time_s"));
         for (const auto& w : final_metric_warnings(r.final_metrics))
             std::fprintf(stderr, "  warning: %s\n", w.c_str());
@@ -158,10 +181,10 @@ int command_run(const RunArgs& args) {
     } catch (const std::exception& e) {
         std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", e.what());
     }
-    std::fprintf(stderr, "run folder (status %s):\n", result.status.c_str());
+    std::fprintf(stderr, "run folder (status %s):\n", to_string(result.status));
     std::printf("%s\n", result.run_dir.c_str());
-    if (result.status == "diverged" || result.status == "failed") return 1;
-    if (result.status == "cancelled") return 130;
+    if (result.status == RunStatus::Diverged || result.status == RunStatus::Failed) return 1;
+    if (result.status == RunStatus::Cancelled) return 130;
     return 0;
 }
 

@@ -14,11 +14,12 @@
 
 #include "cli_commands.h"
 #include "landscape_figure.h"
+#include "method_palette.h"
 
 namespace {
 
 constexpr const char* kUsage = R"(usage:
-  liftlab-cli list                                   presets with a one-line description
+  liftlab-cli list                                   presets, then the registered methods and task kinds
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--set key=value ...] [--seeds N] [--steps N]
                                    [--format png|svg|pdf] [--shard K/N]
                                    [--rank R --world-size N] [--master HOST:PORT] [--dist-timeout S]
@@ -63,6 +64,7 @@ int main(int argc, char** argv) {
     }
     QApplication app(argc, argv);
     QApplication::setApplicationName("liftlab-cli");
+    liftlab::installMethodPalette();  // the report's figures use the methods' colours
 
     QCommandLineParser parser;
     parser.setApplicationDescription("LiftLab headless front end");

@@ -43,10 +43,10 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
         }
     }
     for (const auto& s : u.statuses)
-        if (s.status == "diverged" || s.status == "failed")
+        if (stopped_early(s.status))
             std::fprintf(out_, "%s%s (seed %llu) %s at step %d: %s\n", tty_ ? "\r\033[K" : "",
                          s.method.c_str(), static_cast<unsigned long long>(s.seed),
-                         s.status.c_str(), s.step, s.reason.c_str());
+                         to_string(s.status), s.step, s.reason.c_str());
 
     // Where every worker is: "seed 1/3 step 1200/3000" for each seed in progress.
     std::string where;

@@ -51,7 +51,7 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
     const RunFolderData run = read_run_folder(run_dir);
     const QString title = QString::fromStdString(run.title);
 
-    const fs::path fig_dir = fs::path(run_dir) / "figures";
+    const fs::path fig_dir = fs::path(run_dir) / run_folder::kFigures;
     fs::create_directories(fig_dir);
     std::vector<std::string> written;
     auto out_path = [&](const std::string& stem) {
@@ -78,7 +78,7 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
         written.push_back(out_path(metric));
     }
     if (written.empty())
-        throw DataError(run_dir + "/metrics.csv", 0,
+        throw DataError(run_dir + "/" + run_folder::kMetrics, 0,
                         "no loss metrics recorded yet (nothing to plot)");
 
     // Spectrum: every method at its last recorded step, and each method's history.
@@ -163,7 +163,7 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
     }
 
     // Final metrics: mean ± sd over seeds (the batch-size table of a batch sweep).
-    if (fs::exists(fs::path(run_dir) / "summary.json")) {
+    if (fs::exists(fs::path(run_dir) / run_folder::kSummary)) {
         const auto table = read_summary_table(run_dir);
         written.push_back(write_file(fig_dir / "summary.md", to_markdown(table)));
         written.push_back(write_file(fig_dir / "summary.csv", to_csv(table)));

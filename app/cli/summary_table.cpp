@@ -9,6 +9,7 @@
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
+#include "run/run_folder_schema.h"
 
 namespace liftlab::cli {
 
@@ -39,7 +40,7 @@ std::string format_number(double v) {
 }  // namespace
 
 SummaryTable read_summary_table(const std::string& run_dir) {
-    const std::string path = run_dir + "/summary.json";
+    const std::string path = run_dir + "/" + run_folder::kSummary;
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw DataError(path, 0, "cannot open (is this a LiftLab run folder?)");
@@ -47,7 +48,7 @@ SummaryTable read_summary_table(const std::string& run_dir) {
     const nlohmann::json summary = read_json_file(path);
     nlohmann::json spec;
     try {
-        spec = read_json_file(run_dir + "/spec.json");
+        spec = read_json_file(run_dir + "/" + run_folder::kSpec);
     } catch (const DataError&) {
         // spec.json only adds the sweep key's name
     }
@@ -83,11 +84,11 @@ SummaryTable read_summary_table(const std::string& run_dir) {
         if (!counts.count(key)) order.push_back(key);
         auto& c = counts[key];
         ++c.seeds;
-        const std::string status = text(r, "status");
-        if (status == "diverged" || status == "failed") ++c.diverged;
-        if (status == "cancelled" || status == "running") ++c.cancelled;
+        const auto status = parse_run_status(text(r, "status"));
+        if (status && stopped_early(*status)) ++c.diverged;
+        if (status == RunStatus::Cancelled || status == RunStatus::Running) ++c.cancelled;
         // Means over seeds of different lengths mean nothing: only finished seeds count.
-        if (status != "ok") continue;
+        if (status != RunStatus::Ok) continue;
         if (!r.contains("final") || !r["final"].is_object()) continue;
         for (const auto& [m, v] : r["final"].items()) {
             if (!v.is_number()) continue;

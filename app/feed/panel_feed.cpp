@@ -10,6 +10,7 @@
 #include "escape_panel.h"
 #include "histogram_panel.h"
 #include "loss_curve_panel.h"
+#include "methods/method_registry.h"
 #include "scatter_panel.h"
 #include "sweep_panel.h"
 
@@ -278,7 +279,8 @@ bool feedEscape(EscapePanel& panel, const RunFolderData& run) {
     bool any = false;
     // pgd has no θ̃: its traces are θ itself and its shoulder is θ = 0 exactly.
     for (const auto& [key, t] : run.traces)
-        if (key.first == "pgd") {
+        if (const auto* m = find_method(key.first);
+            m && m->positivity == PositivityMap::Projected) {
             panel.setShoulderLabel(
                 QStringLiteral("shoulder σ(θ̃) < 0.05  ·  pgd traces are θ; its "
                                "shoulder is θ = 0"));

@@ -10,6 +10,7 @@
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
+#include "methods/method_registry.h"
 #include "run/run_store.h"
 
 namespace liftlab {
@@ -100,7 +101,8 @@ double median_of(std::vector<double> v) {
 }
 
 bool RunFolderData::icnn() const {
-    return task_kind.rfind("icnn-", 0) == 0 || task_kind.rfind("cpflow-", 0) == 0;
+    const auto* kind = find_task_kind(task_kind);
+    return kind && kind->family == TaskFamily::Icnn;
 }
 
 std::vector<std::string> RunFolderData::metric_names() const {
@@ -119,7 +121,7 @@ const std::map<std::string, std::vector<double>>* RunFolderData::final_of(
 RunFolderData read_run_folder(const std::string& dir) {
     RunFolderData d;
     d.dir = dir;
-    const std::string metrics_path = dir + "/metrics.csv";
+    const std::string metrics_path = dir + "/" + run_folder::kMetrics;
     if (!fs::exists(metrics_path))
         throw DataError(metrics_path, 0, "no metrics.csv here: is this a LiftLab run folder?");
     for (const auto& r : read_metrics_csv(metrics_path)) {
@@ -131,7 +133,7 @@ RunFolderData read_run_folder(const std::string& dir) {
 
     d.name = fs::path(dir).filename().string();
     d.title = d.name;
-    const auto spec = read_json(dir + "/spec.json");
+    const auto spec = read_json(dir + "/" + run_folder::kSpec);
     // Type-checked reads: a hand-edited or corrupted spec.json/summary.json never throws here.
     auto int_of = [](const nlohmann::json& o, const char* key, long long fallback) {
         return o.is_object() && o.contains(key) && o[key].is_number_integer()
@@ -148,14 +150,14 @@ RunFolderData read_run_folder(const std::string& dir) {
         if (spec.contains("task")) d.task_kind = string_of(spec["task"], "kind", "");
         d.batch_size = static_cast<int>(b);
         d.steps = static_cast<int>(int_of(spec, "steps", 0));
-        if (d.task_kind == "burgers")
+        if (const auto* kind = find_task_kind(d.task_kind); kind && kind->grid_rows)
             d.rows_per_sample = static_cast<int>(int_of(spec["task"], "resolution", 1));
         if (spec.contains("data"))
             d.output_dim = static_cast<int>(int_of(spec["data"], "output_dim", 0));
         if (spec.contains("sweep")) d.sweep_key = string_of(spec["sweep"], "key", "");
     }
 
-    const auto summary = read_json(dir + "/summary.json");
+    const auto summary = read_json(dir + "/" + run_folder::kSummary);
     if (summary.is_object()) {
         d.status = string_of(summary, "status", "");
         const auto runs = summary.find("runs");
@@ -186,7 +188,7 @@ RunFolderData read_run_folder(const std::string& dir) {
                 // Sweep members: a diverged or failed run's last logged values are not a final
                 // metric, so only "ok" runs enter the sweep figure (summary.md counts the others).
                 if (d.sweep_key.empty() || !r.contains("sweep_value") ||
-                    !r["sweep_value"].is_number() || string_of(r, "status", "") != "ok")
+                    !r["sweep_value"].is_number() || string_of(r, "status", "") != RunStatus::Ok)
                     continue;
                 const std::string base = method.substr(0, method.find('@'));
                 auto sit = std::find_if(d.sweep.begin(), d.sweep.end(),
@@ -203,7 +205,7 @@ RunFolderData read_run_folder(const std::string& dir) {
 
     // spectra.csv: step,method,seed,index,sigma — the first seed of each method.
     std::map<std::string, std::string> first_seed;
-    const std::string spectra_path = dir + "/spectra.csv";
+    const std::string spectra_path = dir + "/" + run_folder::kSpectra;
     for (const auto& row : read_rows(spectra_path, 5)) {
         const auto& r = row.cells;
         double sigma;
@@ -214,7 +216,7 @@ RunFolderData read_run_folder(const std::string& dir) {
     }
     // traces.csv: step,method,seed,coordinate,value — the first seed of each method.
     first_seed.clear();
-    const std::string traces_path = dir + "/traces.csv";
+    const std::string traces_path = dir + "/" + run_folder::kTraces;
     for (const auto& row : read_rows(traces_path, 5)) {
         const auto& r = row.cells;
         double step, value;
@@ -226,7 +228,7 @@ RunFolderData read_run_folder(const std::string& dir) {
         t.second.push_back(value);
     }
     // dwells.csv: method,seed,dwell — every seed.
-    for (const auto& row : read_rows(dir + "/dwells.csv", 3)) {
+    for (const auto& row : read_rows(dir + "/" + run_folder::kDwells, 3)) {
         double dwell;
         if (to_double(row.cells[2], &dwell)) d.dwells[row.cells[0]].push_back(dwell);
     }

@@ -17,6 +17,7 @@
 #include "core/allocator_tuning.h"
 
 #include "main_window.h"
+#include "method_palette.h"
 #include "run_view.h"
 #include "training_session.h"
 
@@ -48,6 +49,7 @@ int main(int argc, char** argv) {
     QApplication::setApplicationName(QStringLiteral("LiftLab"));
     QApplication::setApplicationVersion(QStringLiteral(LIFTLAB_VERSION));
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    liftlab::installMethodPalette();
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
@@ -126,7 +128,7 @@ int main(int argc, char** argv) {
     if (parser.isSet(outOpt)) window.setOutputDir(parser.value(outOpt));
     int tab = -1;
     if (parser.isSet(tabOpt)) {
-        for (int i = 0; i < liftlab::RunView::TabCount; ++i)
+        for (int i = 0; i < window.runView()->tabCount(); ++i)
             if (window.runView()->tabKey(i) == parser.value(tabOpt)) tab = i;
         if (tab < 0) {
             std::fprintf(stderr,

@@ -1,43 +1,36 @@
-// The lab window: a form that builds an experiment spec from a preset (left), the panels as tabs
-// (RunView: curves, spectrum, landscape, escape dynamics, ablation), the run history (dock),
-// progress with Cancel in the status bar, a run queue, export of every panel. Training and
-// landscapes run on worker threads; this class only builds specs and shows values, so the GUI
-// thread never blocks.
+// The lab window: the experiment form (left), the panels as tabs (RunView: curves, spectrum,
+// landscape, escape dynamics, ablation, sweep), the run history (dock), progress with Cancel in
+// the status bar, a run queue, export of every panel. Training and landscapes run on worker
+// threads; this class only builds specs and shows values, so the GUI thread never blocks. Its
+// parts live in their own files: ExperimentForm, RunQueue, LiveCurves, RunStatusBar, LabActions
+// (menus); the window reads and writes its settings in one pair (readSettings/writeSettings).
 #pragma once
-#include <QHash>
 #include <QMainWindow>
 #include <QString>
 #include <QStringList>
 #include <QVector>
 #include <memory>
 #include <nlohmann/json.hpp>
-#include <optional>
 
+#include "experiment_form.h"
+#include "live_curves.h"
+#include "run_queue.h"
+#include "run_status_bar.h"
+#include "run_view.h"
 #include "session_values.h"
 
-class QAction;
-class QCheckBox;
 class QDockWidget;
-class QListWidget;
-class QComboBox;
-class QDoubleValidator;
-class QGroupBox;
-class QLabel;
-class QLineEdit;
-class QProgressBar;
-class QPushButton;
-class QSpinBox;
 class QSplitter;
-class QVBoxLayout;
 
 namespace liftlab {
 
+class LabActions;
 class LossCurvePanel;
+class RunControls;
+class RunMonitor;
 class RunHistoryPanel;
-class RunView;
 class SpecEditor;
 class TrainingSession;
-struct RunFolderData;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -45,19 +38,22 @@ public:
     explicit MainWindow(QWidget* parent = nullptr);
     ~MainWindow() override;
 
-    LossCurvePanel* curvePanel() const { return curvePanel_; }
+    LossCurvePanel* curvePanel() const { return view_->curves(); }
     RunView* runView() const { return view_; }
     RunHistoryPanel* history() const { return historyPanel_; }
-    SpecEditor* specEditor() const { return specEditor_; }
+    SpecEditor* specEditor() const { return form_->specEditor(); }
     TrainingSession* session() const { return session_; }
 
     // Loads a built-in preset into the form; false for an unknown name.
-    bool selectPreset(const QString& name);
-    void setSteps(int steps);
+    bool selectPreset(const QString& name) { return form_->selectPreset(name); }
+    void setSteps(int steps) { form_->setSteps(steps); }
+    QString outputDir() const { return form_->outputDir(); }
     void setOutputDir(const QString& dir);
     // The method checkboxes of the current preset, by label.
-    QStringList methodLabels() const;
-    void setMethodChecked(const QString& label, bool checked);
+    QStringList methodLabels() const { return form_->methodLabels(); }
+    void setMethodChecked(const QString& label, bool checked) {
+        form_->setMethodChecked(label, checked);
+    }
 
     // Builds the spec from the form and starts it; a bad form leaves a message in the status bar
     // and starts nothing.
@@ -68,7 +64,7 @@ public:
     // Adds the form's experiment to the queue; starts it at once when nothing runs. False when
     // the form is invalid (the status bar says why).
     bool queueRun();
-    int queuedRuns() const;
+    int queuedRuns() const { return queue_->size(); }
 
     // Shows a finished run folder in every panel; with `compareDir`, its curves are overlaid
     // with " [name]" labels. False (and a message) when it is not a readable run folder.
@@ -77,22 +73,24 @@ public:
 
     // Exports: the current panel (format by extension), all panels into a folder, the shown
     // curves as CSV, the current plot to the clipboard. PNG pixel size = widget size × dpi / 96.
-    bool exportCurrentPanel(const QString& path);
-    QStringList exportAllPanels(const QString& dir, const QString& format);
+    bool exportCurrentPanel(const QString& path) { return view_->exportCurrent(path); }
+    QStringList exportAllPanels(const QString& dir, const QString& format) {
+        return view_->exportAllShown(dir, format);
+    }
     bool exportCurvesCsv(const QString& path);
     void copyPlotToClipboard();
     void setExportDpi(int dpi);
     int exportDpi() const { return exportDpi_; }
 
     void setDarkPalette(bool on);
-    bool darkPalette() const { return dark_; }
 
     // The metric the curve panel shows (test_loss by default); any metric the run logs.
     void showMetric(const QString& metric);
-    QString shownMetric() const { return shownMetric_; }
+    QString shownMetric() const { return curves_->metric(); }
 
     QString lastRunDir() const { return lastRunDir_; }
-    QString statusText() const;
+    QString statusText() const { return status_->text(); }
+    void showMessage(const QString& text, bool error = false) { status_->showMessage(text, error); }
 
 Q_SIGNALS:
     // After the window has shown the outcome of a run (finished or failed).
@@ -104,84 +102,37 @@ protected:
     void dropEvent(QDropEvent* event) override;
 
 private:
-    struct QueuedRun {
-        nlohmann::json spec;
-        QString outDir, title;
-    };
-    QWidget* buildForm();
-    void buildMenus();
+    QWidget* buildSidePanel();
+    void buildHistoryDock();
+    void connectSession();
+    void readSettings();
+    void writeSettings() const;
     bool buildSpec(nlohmann::json* spec, QString* title);
     void startSpec(const nlohmann::json& spec, const QString& outDir, const QString& title);
     void startNextQueued();
-    void refreshQueueView();
-    void saveSession();
+    void saveSession() const;
     void restoreSession();
-    void redrawCurves();
-    QSize exportSize() const;
-    void onPresetChanged(int index);
-    void rebuildMethodBoxes();
     void setRunning(bool running);
-    void showMessage(const QString& text, bool error = false);
-    QString progressText() const;
 
-    void onPoints(const QVector<liftlab::SessionPoint>& points);
-    void appendToPanel(const QVector<liftlab::SessionPoint>& points);
-    void onStatus(const liftlab::SessionStatus& status);
-    void onProgress(double fraction, int step, int total);
-    void onFinished(const QString& status, const QString& runDir);
-    void onFailed(const QString& message);
+    // After RunMonitor has shown a run's outcome.
+    void onRunEnded(bool ok, const QString& runDir, bool curvesFromFolder);
 
     TrainingSession* session_ = nullptr;
-    LossCurvePanel* curvePanel_ = nullptr;
     RunView* view_ = nullptr;
+    std::unique_ptr<LiveCurves> curves_;
+    ExperimentForm* form_ = nullptr;
+    RunQueue* queue_ = nullptr;
+    RunStatusBar* status_ = nullptr;
+    LabActions* actions_ = nullptr;
     RunHistoryPanel* historyPanel_ = nullptr;
     QDockWidget* historyDock_ = nullptr;
     QSplitter* splitter_ = nullptr;
-    QPushButton* queueButton_ = nullptr;
-    QPushButton* pauseButton_ = nullptr;
-    QPushButton* cancelButton_ = nullptr;  // status bar
-    QListWidget* queueList_ = nullptr;
-    QAction* pauseAction_ = nullptr;
-    QAction* darkAction_ = nullptr;
-    QVector<QueuedRun> queue_;
-    std::shared_ptr<RunFolderData> opened_, compared_;  // shown instead of the live history
+    RunControls* controls_ = nullptr;
+    RunMonitor* monitor_ = nullptr;
     QString openedRun_;
+    QString lastRunDir_;
     int exportDpi_ = 144;
     bool dark_ = false;
-
-    QWidget* form_ = nullptr;
-    QComboBox* presetCombo_ = nullptr;
-    QLabel* presetDescription_ = nullptr;
-    QGroupBox* methodsBox_ = nullptr;
-    QVBoxLayout* methodsLayout_ = nullptr;
-    QVector<QCheckBox*> methodBoxes_;
-    SpecEditor* specEditor_ = nullptr;
-    QSpinBox* batchSpin_ = nullptr;
-    QSpinBox* seedSpin_ = nullptr;
-    QSpinBox* stepsSpin_ = nullptr;
-    QComboBox* optimizerCombo_ = nullptr;
-    QLineEdit* lambdaEdit_ = nullptr;
-    QLineEdit* betaEdit_ = nullptr;
-    QLineEdit* outDirEdit_ = nullptr;
-    QPushButton* startButton_ = nullptr;
-    QPushButton* stopButton_ = nullptr;
-    QLabel* statusLabel_ = nullptr;
-    QProgressBar* progressBar_ = nullptr;
-
-    QComboBox* metricCombo_ = nullptr;
-    QString shownMetric_;
-    QVector<liftlab::SessionPoint> history_;  // every point of the current run, for re-plotting
-    QHash<QString, QString> seriesNotes_;
-    std::optional<quint64> liveFirstSeed_;  // the live run's first seed
-    QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows     // method →
-                                        // "diverged at step 12"
-    QString runTitle_;
-
-    QString lastRunDir_;
-    QStringList methodNotes_;  // "sgd diverged at step 12", kept for the final message
-    int lastStep_ = 0;
-    int totalSteps_ = 0;
-    QStringList workers_;  // each parallel worker's seed and step (TrainingSession::workersChanged)
 };
 
 }  // namespace liftlab

@@ -1,7 +1,9 @@
 #include "run_view.h"
 
 #include <qcustomplot.h>
+#include <QApplication>
 #include <QCheckBox>
+#include <QClipboard>
 #include <QComboBox>
 #include <QDir>
 #include <QFormLayout>
@@ -18,22 +20,23 @@
 #include <cmath>
 
 #include "ablation_panel.h"
+#include "core/bounded_input.h"
 #include "escape_panel.h"
 #include "histogram_panel.h"
 #include "landscape_panel.h"
 #include "loss_curve_panel.h"
 #include "panel_feed.h"
+#include "run/run_folder_schema.h"
 #include "run_folder_data.h"
 #include "scatter_panel.h"
 #include "spectrum_panel.h"
 #include "spectrum_timeline.h"
 #include "sweep_panel.h"
+#include "training/icnn_landscape.h"
 
 namespace liftlab {
 
 namespace {
-
-const char* const kTabKeys[] = {"curves", "spectrum", "landscape", "escape", "ablation", "sweep"};
 
 QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
     auto* w = new QWidget(parent);
@@ -48,23 +51,28 @@ QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
 
 RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWorker(this)) {
     setDocumentMode(true);
-    addTab(buildCurvesTab(), tr("Curves"));
-    addTab(buildSpectrumTab(), tr("Spectrum"));
-    addTab(buildLandscapeTab(), tr("Landscape"));
-    addTab(buildEscapeTab(), tr("Escape dynamics"));
-    addTab(buildAblationTab(), tr("Ablation"));
-    addTab(buildSweepTab(), tr("Sweep"));
-    setTabToolTip(CurvesTab, tr("Any logged metric, every method, mean ± sd over seeds"));
-    setTabToolTip(SpectrumTab, tr("Singular values of the features over training; one-step gain "
-                                  "against κ"));
-    setTabToolTip(LandscapeTab, tr("Loss around the final iterate in θ-space and in the lifted "
-                                   "space, with the trajectories (ICNN runs)"));
-    setTabToolTip(EscapeTab, tr("Pre-readout coordinates, shoulder occupancy and dwell times "
-                                "(ICNN runs)"));
-    setTabToolTip(AblationTab, tr("σ²_Jac per architecture with permutation p-values; final "
-                                  "losses over seeds"));
-    setTabToolTip(SweepTab, tr("A sweep's final metric against the swept value (batch size, λ, "
-                               "width), one line per method, ± sd over seeds"));
+    // The panels, one line each, in the order of the Tab enum: page, file key of its export,
+    // title, tooltip, main plot panel, whether it has something to show.
+    addPanelTab(buildCurvesTab(), QStringLiteral("curves"), tr("Curves"),
+                tr("Any logged metric, every method, mean ± sd over seeds"), curves_,
+                [this] { return curves_->seriesCount() > 0; });
+    addPanelTab(buildSpectrumTab(), QStringLiteral("spectrum"), tr("Spectrum"),
+                tr("Singular values of the features over training; one-step gain against κ"),
+                spectrum_->spectrumPanel(), [this] { return hasSpectrum_; });
+    addPanelTab(buildLandscapeTab(), QStringLiteral("landscape"), tr("Landscape"),
+                tr("Loss around the final iterate in θ-space and in the lifted space, with the "
+                   "trajectories (ICNN runs)"),
+                landscape_, [this] { return hasLandscape_; });
+    addPanelTab(buildEscapeTab(), QStringLiteral("escape"), tr("Escape dynamics"),
+                tr("Pre-readout coordinates, shoulder occupancy and dwell times (ICNN runs)"),
+                escape_, [this] { return hasEscape_; });
+    addPanelTab(buildAblationTab(), QStringLiteral("ablation"), tr("Ablation"),
+                tr("σ²_Jac per architecture with permutation p-values; final losses over seeds"),
+                ablation_, [this] { return hasAblation_; });
+    addPanelTab(buildSweepTab(), QStringLiteral("sweep"), tr("Sweep"),
+                tr("A sweep's final metric against the swept value (batch size, λ, width), one "
+                   "line per method, ± sd over seeds"),
+                sweep_, [this] { return hasSweep_; });
 
     connect(worker_, &LandscapeWorker::progress, this, [this](double f) {
         lsProgress_->setValue(static_cast<int>(f * 1000 + 0.5));
@@ -120,6 +128,7 @@ QWidget* RunView::buildSpectrumTab() {
     spectrum_ = new SpectrumTimeline(split);
     gain_ = new ScatterPanel(split);
     gain_->setTitle(tr("One-step gain of the closed form"));
+    gain_->setEmptyNote(tr("no one-step gain logged (diagnostics.one_step_every)"));
     split->addWidget(spectrum_);
     split->addWidget(gain_);
     split->setStretchFactor(0, 3);
@@ -253,7 +262,6 @@ void RunView::beginRun(const QString& title) {
     escape_->setTitle(title + tr(" — readout-shoulder escape"));
     ablation_->clear();
     basins_->clear();
-    traces_.clear();
     occupancy_.clear();
     traceSeed_.clear();
     spectrumSeed_.clear();
@@ -288,19 +296,19 @@ void RunView::addSpectra(const QVector<SessionSpectrum>& spectra) {
 }
 
 void RunView::addTraces(const QVector<SessionTrace>& traces) {
-    QSet<QPair<QString, int>> touched;
+    // Only the new points go to the panel: each trace grows by appending.
+    QMap<QPair<QString, int>, QPair<QVector<double>, QVector<double>>> fresh;
     for (const auto& t : traces) {
         auto it = traceSeed_.find(t.method);
         if (it == traceSeed_.end()) it = traceSeed_.insert(t.method, t.seed);
         if (it.value() != t.seed) continue;
-        auto& tr = traces_[{t.method, t.coordinate}];
+        auto& tr = fresh[{t.method, t.coordinate}];
         tr.first.push_back(t.step);
         tr.second.push_back(t.value);
-        touched.insert({t.method, t.coordinate});
     }
-    for (const auto& key : touched)
-        escape_->addTrace(key.first, key.second, traces_[key].first, traces_[key].second);
-    hasEscape_ = hasEscape_ || !touched.isEmpty();
+    for (auto it = fresh.cbegin(); it != fresh.cend(); ++it)
+        escape_->appendTrace(it.key().first, it.key().second, it.value().first, it.value().second);
+    hasEscape_ = hasEscape_ || !fresh.isEmpty();
 }
 
 void RunView::showRun(const RunFolderData& run) {
@@ -352,6 +360,29 @@ void RunView::setLandscapeRun(const QString& runDir, const QStringList& methods,
     lsStatus_->setText(ok ? tr("Press Compute (cached landscapes open at once).")
                           : tr("This run has no checkpoint trajectories (ICNN presets with "
                                "diagnostics.checkpoint_every, e.g. icnn-landscape)."));
+}
+
+void RunView::setLandscapeRunFolder(const QString& dir) {
+    QList<quint64> seeds;
+    QStringList labels;
+    nlohmann::json spec;
+    try {
+        spec = read_json_file(dir.toStdString() + "/" + run_folder::kSpec);
+    } catch (const std::exception&) {
+        // not an ICNN run folder we can read: no landscape
+    }
+    if (spec.is_object() && spec.contains("seeds") && spec["seeds"].is_array())
+        for (const auto& s : spec["seeds"])
+            if (s.is_number_unsigned()) seeds << s.get<quint64>();
+    if (!seeds.isEmpty()) {
+        try {
+            for (const auto& l : trajectory_labels(dir.toStdString(), seeds.front()))
+                labels << QString::fromStdString(l);
+        } catch (const std::exception&) {
+            labels.clear();
+        }
+    }
+    setLandscapeRun(labels.isEmpty() ? QString() : dir, labels, seeds);
 }
 
 bool RunView::computeLandscape() {
@@ -451,7 +482,7 @@ void RunView::restoreSettings(const QSettings& settings) {
     thetaBox_->setChecked(settings.value(QStringLiteral("panels/ablationTheta"), false).toBool());
     curves_->setCrosshairEnabled(settings.value(QStringLiteral("panels/crosshair"), true).toBool());
     const int tab = settings.value(QStringLiteral("panels/tab"), 0).toInt();
-    if (tab >= 0 && tab < TabCount) setCurrentIndex(tab);
+    if (tab >= 0 && tab < tabCount()) setCurrentIndex(tab);
 }
 
 void RunView::setSmoothing(double weight) {
@@ -464,52 +495,33 @@ double RunView::smoothing() const {
     return curves_->smoothing();
 }
 
+void RunView::addPanelTab(QWidget* page, const QString& key, const QString& title,
+                          const QString& tip, PlotPanel* panel, std::function<bool()> hasContent) {
+    const int index = addTab(page, title);
+    setTabToolTip(index, tip);
+    tabs_.push_back({key, panel, std::move(hasContent)});
+}
+
+int RunView::tabCount() const {
+    return static_cast<int>(tabs_.size());
+}
+
 QString RunView::tabKey(int index) const {
-    return index >= 0 && index < TabCount ? QString::fromLatin1(kTabKeys[index]) : QString();
+    return index >= 0 && index < tabCount() ? tabs_[index].key : QString();
 }
 
 bool RunView::hasContent(int index) const {
-    switch (index) {
-        case CurvesTab:
-            return curves_->seriesCount() > 0;
-        case SpectrumTab:
-            return hasSpectrum_;
-        case LandscapeTab:
-            return hasLandscape_;
-        case EscapeTab:
-            return hasEscape_;
-        case AblationTab:
-            return hasAblation_;
-        case SweepTab:
-            return hasSweep_;
-        default:
-            return false;
-    }
+    return index >= 0 && index < tabCount() && tabs_[index].hasContent();
 }
 
 bool RunView::exportTab(int index, const QString& path, int width, int height) {
-    switch (index) {
-        case CurvesTab:
-            return curves_->exportTo(path, width, height);
-        case SpectrumTab:
-            return spectrum_->exportTo(path, width, height);
-        case LandscapeTab:
-            return landscape_->exportTo(path, width, height);
-        case EscapeTab:
-            return escape_->exportTo(path, width, height);
-        case AblationTab:
-            return ablation_->exportTo(path, width, height);
-        case SweepTab:
-            return sweep_->exportTo(path, width, height);
-        default:
-            return false;
-    }
+    return index >= 0 && index < tabCount() && tabs_[index].panel->exportTo(path, width, height);
 }
 
 QStringList RunView::exportAll(const QString& dir, const QString& format, int width, int height) {
     QStringList written;
     QDir().mkpath(dir);
-    for (int i = 0; i < TabCount; ++i) {
+    for (int i = 0; i < tabCount(); ++i) {
         if (!hasContent(i)) continue;
         const QString path = QDir(dir).filePath(tabKey(i) + QLatin1Char('.') + format);
         if (exportTab(i, path, width, height)) written << path;
@@ -525,23 +537,33 @@ QStringList RunView::exportAll(const QString& dir, const QString& format, int wi
     return written;
 }
 
+QSize RunView::exportSize() const {
+    const QWidget* w = currentWidget();
+    return w ? w->size().expandedTo(QSize(640, 400)) : QSize(1000, 620);
+}
+
+bool RunView::exportCurrent(const QString& path) {
+    const QSize size = exportSize();
+    return exportTab(currentIndex(), path, size.width(), size.height());
+}
+
+QStringList RunView::exportAllShown(const QString& dir, const QString& format) {
+    const QSize size = exportSize();
+    return exportAll(dir, format, size.width(), size.height());
+}
+
+bool RunView::copyCurrentPlot(double pixelRatio) {
+    QCustomPlot* plot = currentPlot();
+    if (!plot) return false;
+    const QSize size = exportSize();
+    QApplication::clipboard()->setPixmap(plot->toPixmap(size.width(), size.height(), pixelRatio));
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    return true;
+}
+
 QCustomPlot* RunView::currentPlot() const {
-    switch (currentIndex()) {
-        case CurvesTab:
-            return curves_->plot();
-        case SpectrumTab:
-            return spectrum_->spectrumPanel()->plot();
-        case LandscapeTab:
-            return landscape_->plot();
-        case EscapeTab:
-            return escape_->plot();
-        case AblationTab:
-            return ablation_->plot();
-        case SweepTab:
-            return sweep_->plot();
-        default:
-            return nullptr;
-    }
+    const int index = currentIndex();
+    return index >= 0 && index < tabCount() ? tabs_[index].panel->plot() : nullptr;
 }
 
 }  // namespace liftlab

@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <QTabWidget>
 #include <QVector>
+#include <functional>
 #include <memory>
 
 #include "landscape_worker.h"
@@ -33,6 +34,7 @@ class EscapePanel;
 class HistogramPanel;
 class LandscapePanel;
 class LossCurvePanel;
+class PlotPanel;
 class ScatterPanel;
 class SpectrumTimeline;
 class SweepPanel;
@@ -41,6 +43,7 @@ struct RunFolderData;
 class RunView : public QTabWidget {
     Q_OBJECT
 public:
+    // The built-in tabs' indices (the constructor's panel list adds them in this order).
     enum Tab {
         CurvesTab = 0,
         SpectrumTab,
@@ -56,13 +59,10 @@ public:
 
     LossCurvePanel* curves() const { return curves_; }
     SpectrumTimeline* spectrum() const { return spectrum_; }
-    ScatterPanel* gainScatter() const { return gain_; }
     LandscapePanel* landscape() const { return landscape_; }
     EscapePanel* escape() const { return escape_; }
     AblationPanel* ablation() const { return ablation_; }
-    HistogramPanel* basins() const { return basins_; }
     SweepPanel* sweep() const { return sweep_; }
-    LandscapeWorker* landscapeWorker() const { return worker_; }
 
     // Clears every panel but the curves (MainWindow owns their history) for a new run.
     void beginRun(const QString& title);
@@ -76,6 +76,9 @@ public:
     // Landscape tab: the run whose landscapes are computed (an ICNN run with trajectories).
     void setLandscapeRun(const QString& runDir, const QStringList& methods,
                          const QList<quint64>& seeds);
+    // The same from a run folder: its seeds and the methods with trajectories; an unreadable
+    // folder or one without trajectories leaves the tab without a run.
+    void setLandscapeRunFolder(const QString& runDir);
     bool computeLandscape();  // with the tab's settings; false when it cannot start
     void cancelLandscape();
     QString landscapeStatus() const;
@@ -89,11 +92,18 @@ public:
     void setSmoothing(double weight);
     double smoothing() const;
 
+    int tabCount() const;
     QString tabKey(int index) const;  // "curves", "spectrum", … (file names of exports)
     // Writes the panel of `index` (PNG/SVG/PDF by extension) at width × height pixels.
     bool exportTab(int index, const QString& path, int width, int height);
     // Every tab that has something to show, as <dir>/<key>.<format>; returns the files written.
     QStringList exportAll(const QString& dir, const QString& format, int width, int height);
+    // The current tab at its size on screen (at least 640 × 400), and every tab with content at
+    // that size.
+    bool exportCurrent(const QString& path);
+    QStringList exportAllShown(const QString& dir, const QString& format);
+    // Copies the current tab's plot to the clipboard; false when it has none.
+    bool copyCurrentPlot(double pixelRatio);
     // The main plot of the current tab (clipboard copies).
     QCustomPlot* currentPlot() const;
     bool hasContent(int index) const;
@@ -103,6 +113,9 @@ Q_SIGNALS:
     void landscapeDone(const QString& message, bool ok);
 
 private:
+    // Adds a page whose main plot is `panel` (exported and copied as the tab's figure).
+    void addPanelTab(QWidget* page, const QString& key, const QString& title, const QString& tip,
+                     PlotPanel* panel, std::function<bool()> hasContent);
     QWidget* buildCurvesTab();
     QWidget* buildSpectrumTab();
     QWidget* buildLandscapeTab();
@@ -112,7 +125,14 @@ private:
     void showSweep(const QString& metric);
     void onLandscapeFinished(const QVector<liftlab::LandscapeSideResult>& sides);
     void setLandscapeBusy(bool busy);
+    QSize exportSize() const;
 
+    struct PanelTab {
+        QString key;  // file name of its export
+        PlotPanel* panel = nullptr;
+        std::function<bool()> hasContent;
+    };
+    QVector<PanelTab> tabs_;  // in tab order
     LossCurvePanel* curves_ = nullptr;
     SpectrumTimeline* spectrum_ = nullptr;
     ScatterPanel* gain_ = nullptr;
@@ -140,8 +160,7 @@ private:
     QLabel* lsStatus_ = nullptr;
     QVector<double> lsSteps_;
 
-    // Live escape data: traces per (method, coordinate), occupancy per method.
-    QMap<QPair<QString, int>, QPair<QVector<double>, QVector<double>>> traces_;
+    // Live escape data: occupancy per method (traces are appended to the panel as they come).
     QMap<QString, QPair<QVector<double>, QVector<double>>> occupancy_;
     QHash<QString, quint64> traceSeed_, spectrumSeed_;
     bool hasEscape_ = false, hasAblation_ = false, hasSpectrum_ = false, hasLandscape_ = false;

@@ -5,6 +5,8 @@
 #include <QString>
 #include <QVector>
 
+#include "run/run_folder_schema.h"
+
 namespace liftlab {
 
 struct SessionPoint {
@@ -18,7 +20,7 @@ struct SessionPoint {
 struct SessionStatus {
     QString method;
     quint64 seed = 0;
-    QString status;  // running | ok | diverged | failed | cancelled
+    RunStatus status = RunStatus::Running;
     int step = 0;
     QString reason;
 };

@@ -1,8 +1,9 @@
 // Every setting of a preset as an editable table, generated from the preset's JSON spec: one row
 // per scalar or array leaf ("task.n_train", "icnn.width", "diagnostics.shoulder_every",
-// "seeds", …), value editable in place, changed rows in bold. The MainWindow form keeps its
-// quick fields (batch, steps, seed, optimizer, λ, β); this table is for everything else and is
-// applied on top of them. Values are JSON: 3, 0.5, true, "gumbel" or gumbel, [0, 1, 2].
+// "seeds", …), value editable in place, changed rows in bold. The ExperimentForm keeps its
+// quick fields (batch, steps, seed, optimizer, the methods' parameters); this table is for
+// everything else and is applied on top of them. Values are JSON: 3, 0.5, true, "gumbel" or gumbel,
+// [0, 1, 2].
 #pragma once
 #include <QString>
 #include <QStringList>

@@ -63,9 +63,8 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
                     buffer_.points.push_back({p.step, QString::fromStdString(p.method), p.seed,
                                               QString::fromStdString(p.metric), p.value});
                 for (const auto& s : u.statuses)
-                    buffer_.statuses.push_back({QString::fromStdString(s.method), s.seed,
-                                                QString::fromStdString(s.status), s.step,
-                                                QString::fromStdString(s.reason)});
+                    buffer_.statuses.push_back({QString::fromStdString(s.method), s.seed, s.status,
+                                                s.step, QString::fromStdString(s.reason)});
                 for (const auto& sp : u.spectra)
                     buffer_.spectra.push_back(
                         {sp.step, QString::fromStdString(sp.method), sp.seed,
@@ -91,7 +90,7 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
         QString status, runDir, error;
         try {
             const RunResult r = run_experiment(spec, options, onProgress);
-            status = QString::fromStdString(r.status);
+            status = QString::fromLatin1(to_string(r.status));
             runDir = QString::fromStdString(r.run_dir);
         } catch (const std::exception& e) {
             // SpecError / DataError carry the key or file:line; torch errors their own text.
@@ -113,7 +112,6 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
     connect(thread_.get(), &QThread::finished, this, &TrainingSession::onThreadFinished,
             Qt::QueuedConnection);
     thread_->start();
-    Q_EMIT started();
     return true;
 }
 

@@ -44,7 +44,6 @@ public:
     bool isRunning() const { return thread_ != nullptr; }
 
 Q_SIGNALS:
-    void started();
     void pointsArrived(const QVector<liftlab::SessionPoint>& points);
     void spectraArrived(const QVector<liftlab::SessionSpectrum>& spectra);
     void tracesArrived(const QVector<liftlab::SessionTrace>& traces);
@@ -54,7 +53,7 @@ Q_SIGNALS:
     // Where each worker is when seeds run in parallel, e.g. "seed 2/3 step 1 200 / 3 000"; one
     // entry per seed in progress (empty when the data is being prepared).
     void workersChanged(const QStringList& workers);
-    // status: ok | cancelled | diverged (every method diverged or failed).
+    // status: to_string(RunStatus) — ok | cancelled | diverged (every method diverged or failed).
     void finished(const QString& status, const QString& runDir);
     // The run could not start or broke off (bad data file, bad spec, ...).
     void failed(const QString& message);

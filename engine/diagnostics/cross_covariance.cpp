@@ -31,25 +31,30 @@ void shuffle(std::vector<int64_t>& perm, std::mt19937_64& rng) {
         std::swap(perm[i], perm[uniform_below(rng, static_cast<uint64_t>(i) + 1)]);
 }
 
-}  // namespace
-
-CrossCovarianceResult cross_covariance_trace(const torch::Tensor& iterates,
-                                             const torch::Tensor& gradients, int permutations,
-                                             uint64_t seed) {
+// Throws std::invalid_argument for non-2-D or mismatched shapes, B < 3 or permutations < 0.
+void check_shapes(const torch::Tensor& iterates, const torch::Tensor& gradients, int permutations) {
     if (iterates.dim() != 2)
         throw std::invalid_argument("cross_covariance_trace: iterates must be B × P, got " +
                                     shape_of(iterates));
     if (gradients.dim() != 2 || !gradients.sizes().equals(iterates.sizes()))
         throw std::invalid_argument("cross_covariance_trace: gradients " + shape_of(gradients) +
                                     " must have the shape of iterates " + shape_of(iterates));
-    const int64_t batches = iterates.size(0), coords = iterates.size(1);
-    if (batches < 3)
+    if (iterates.size(0) < 3)
         throw std::invalid_argument(
             "cross_covariance_trace: need at least 3 batches (iterates rows), got " +
-            std::to_string(batches));
+            std::to_string(iterates.size(0)));
     if (permutations < 0)
         throw std::invalid_argument("cross_covariance_trace: permutations must be >= 0, got " +
                                     std::to_string(permutations));
+}
+
+}  // namespace
+
+CrossCovarianceResult cross_covariance_trace(const torch::Tensor& iterates,
+                                             const torch::Tensor& gradients, int permutations,
+                                             uint64_t seed) {
+    check_shapes(iterates, gradients, permutations);
+    const int64_t batches = iterates.size(0), coords = iterates.size(1);
 
     torch::NoGradGuard no_grad;
     auto x = iterates.detach().to(torch::kCPU, torch::kFloat64);

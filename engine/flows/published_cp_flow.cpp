@@ -49,11 +49,16 @@ PublishedCpFlowImpl::PublishedCpFlowImpl(const PublishedCpFlowOptions& options)
     require(o.hidden() >= 2 && o.hidden() % 2 == 0,
             "hidden must be even and >= 2 (half the units are the augmented branch)");
     require(o.depth() >= 2, "depth must be >= 2, got " + std::to_string(o.depth()));
-    require(o.strategy() == "softplus" || o.strategy() == "pgd" || o.strategy() == "lifter",
-            "strategy '" + o.strategy() + "' is not one of: softplus, pgd, lifter");
+    const MethodInfo* strategy = find_method(o.strategy());
+    std::string offered;
+    for (const auto& m : method_registry())
+        if (m.published_cpflow) offered += (offered.empty() ? "" : ", ") + m.name;
+    require(strategy && strategy->published_cpflow,
+            "strategy '" + o.strategy() + "' is not one of: " + offered);
+    positivity_ = strategy->positivity;
     const int64_t d = o.dim(), h = o.hidden(), half = h / 2, hidden_layers = o.depth() - 1;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed());
-    const bool lifter = o.strategy() == "lifter";
+    const bool lifter = positivity_ == PositivityMap::Lifted;
 
     outer_b_ = register_parameter("actnorm_b", torch::zeros({d}, f64()));
     outer_logs_ = register_parameter("actnorm_logs", torch::zeros({d}, f64()));
@@ -67,7 +72,7 @@ PublishedCpFlowImpl::PublishedCpFlowImpl(const PublishedCpFlowOptions& options)
         const std::string s = std::to_string(l);
         // Draw order per layer: W̃, its bias, Wx (+ bias), Wx2 (+ bias), shared by all three.
         auto raw = uniform(gen, {out, h}, h);
-        if (o.strategy() == "pgd") raw = torch::softplus(raw);
+        if (positivity_ == PositivityMap::Projected) raw = torch::softplus(raw);
         raw_.push_back(register_parameter("raw" + s, raw, /*requires_grad=*/!lifter));
         if (!last) {
             bz_.push_back(register_parameter("bz" + s, uniform(gen, {out}, h)));
@@ -130,7 +135,7 @@ void init_actnorm(const torch::Tensor& u, torch::Tensor& b, torch::Tensor& logs)
 torch::Tensor PublishedCpFlowImpl::potential(const torch::Tensor& y,
                                              const std::vector<torch::Tensor>& raw,
                                              bool init_actnorms) {
-    const bool projected = options_.strategy() == "pgd";
+    const bool projected = positivity_ == PositivityMap::Projected;
     const double gain = 1.0 / static_cast<double>(options_.hidden());  // PosLinear's 1/fan_in
     auto z = symmetric_act(torch::addmm(b0_, y, W0_.t()));
     const size_t hidden_layers = raw.size() - 1;
@@ -150,7 +155,7 @@ torch::Tensor PublishedCpFlowImpl::potential(const torch::Tensor& y,
 }
 
 std::vector<torch::Tensor> PublishedCpFlowImpl::constrained(const torch::Tensor& cond) const {
-    if (options_.strategy() != "lifter") return raw_;
+    if (positivity_ != PositivityMap::Lifted) return raw_;
     // The body reads the batch as it enters the convex block, detached (constants in x).
     auto hcur = outer_actnorm(cond.to(torch::kFloat64)).detach();
     for (size_t i = 0; i < body_w_.size(); ++i)
@@ -205,7 +210,7 @@ CpFlowLogProb PublishedCpFlowImpl::log_prob(const torch::Tensor& x,
 }
 
 void PublishedCpFlowImpl::project() {
-    if (options_.strategy() != "pgd") return;
+    if (positivity_ != PositivityMap::Projected) return;
     torch::NoGradGuard no_grad;
     for (auto& r : raw_) r.clamp_min_(0.0);
 }

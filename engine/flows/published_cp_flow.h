@@ -41,6 +41,8 @@
 #include <string>
 #include <vector>
 
+#include "methods/method_registry.h"
+
 namespace liftlab {
 
 struct PublishedCpFlowOptions {
@@ -65,6 +67,8 @@ public:
     explicit PublishedCpFlowImpl(const PublishedCpFlowOptions& options);
 
     const PublishedCpFlowOptions& options() const { return options_; }
+    // How the strategy keeps the constrained weights non-negative (its registry entry).
+    PositivityMap positivity() const { return positivity_; }
     // The data-dependent ActNorm init (upstream's priming pass on the first batch): sets the
     // outer ActNorm from x, then every ICNN ActNorm from its own input on x, the lifter's weights
     // conditioned on that same batch. A no-op after the first call.
@@ -91,6 +95,7 @@ private:
                             bool init_actnorms);
 
     PublishedCpFlowOptions options_;
+    PositivityMap positivity_ = PositivityMap::None;
     bool initialised_ = false;
     torch::Tensor outer_b_, outer_logs_, w0_, w1_;
     torch::Tensor W0_, b0_;

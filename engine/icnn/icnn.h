@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "icnn/positivity.h"
+#include "methods/method_registry.h"
 
 namespace liftlab {
 

@@ -159,37 +159,4 @@ std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& ba
     return out;
 }
 
-// ---- factory ---------------------------------------------------------------------------------
-
-const std::vector<std::string>& positivity_strategy_names() {
-    static const std::vector<std::string> names = {
-        "pgd",    "softplus",       "softplus-const", "softplus-wide",
-        "lifter", "lifter-noslack", "lifter-nobody",  "lifter-decoupled"};
-    return names;
-}
-
-std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapes shapes,
-                                                    TensorShapes free_shapes, int64_t input_dim) {
-    if (name == "pgd") return std::make_shared<PgdPositivity>(std::move(shapes));
-    // softplus-wide is the same parameterisation; only the ICNN around it is wider.
-    if (name == "softplus" || name == "softplus-wide")
-        return std::make_shared<SoftplusPositivity>(std::move(shapes),
-                                                    SoftplusPositivity::Init::FoldedNormal);
-    if (name == "softplus-const")
-        return std::make_shared<SoftplusPositivity>(std::move(shapes),
-                                                    SoftplusPositivity::Init::Constant);
-    LifterPositivityOptions options(input_dim);
-    auto lifter = [&](const LifterPositivityOptions& o) {
-        return std::make_shared<LifterPositivity>(std::move(shapes), std::move(free_shapes), o);
-    };
-    if (name == "lifter") return lifter(options);
-    if (name == "lifter-noslack") return lifter(options.slack(false));
-    if (name == "lifter-nobody") return lifter(options.body(false));
-    if (name == "lifter-decoupled") return lifter(options.decoupled(true));
-    std::string valid;
-    for (const auto& n : positivity_strategy_names()) valid += (valid.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("unknown positivity strategy '" + name + "' (valid: " + valid +
-                                ")");
-}
-
 }  // namespace liftlab

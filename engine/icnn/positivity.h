@@ -37,6 +37,8 @@ public:
     // Only lifter-decoupled reads this: the independent batch X′ its body is conditioned on,
     // replacing the batch passed to pre_readout(). Set it before each call; others ignore it.
     virtual void set_independent_batch(const torch::Tensor& independent_batch) {}
+    // true for lifter-decoupled: set_independent_batch() is needed before every pre_readout().
+    virtual bool reads_independent_batch() const { return false; }
     // The positivity map on the first constrained_count() entries (softplus, identity for pgd);
     // later entries (emitted free tensors) unchanged.
     std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const;
@@ -104,6 +106,7 @@ public:
                      const LifterPositivityOptions& options);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void set_independent_batch(const torch::Tensor& independent_batch) override;
+    bool reads_independent_batch() const override { return options_.decoupled(); }
     bool emits_free() const override { return true; }
     bool has_slack() const override { return options_.slack(); }
 
@@ -121,13 +124,7 @@ private:
     torch::Tensor independent_batch_;
 };
 
-// The valid strategy names, for messages and presets.
-const std::vector<std::string>& positivity_strategy_names();
-
-// Builds the strategy called `name` for constrained tensors of `shapes` and unconstrained ICNN
-// tensors of `free_shapes` (emitted by the lifter family, ignored by the others); `input_dim` is
-// the width d of a conditioning sample. Throws std::invalid_argument naming the valid strategies.
-std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapes shapes,
-                                                    TensorShapes free_shapes, int64_t input_dim);
+// The strategies are registered by name in methods/builtin_methods.cpp; build one by name with
+// make_positivity (methods/method_registry.h).
 
 }  // namespace liftlab

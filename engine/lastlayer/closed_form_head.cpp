@@ -1,8 +1,5 @@
 #include "lastlayer/closed_form_head.h"
 
-#include "lastlayer/gradient_head.h"
-#include "spec/experiment_spec.h"
-
 namespace liftlab {
 
 ClosedFormHead::ClosedFormHead(int64_t feature_dim, int64_t outputs) {
@@ -54,14 +51,6 @@ void RlsHead::observe_statistics(const GramStatistics& batch) {
 
 void FullDataHead::solve_full(const GramStatistics& stats) {
     set_weights(solve_statistics(stats, beta_));
-}
-
-std::unique_ptr<LastLayer> make_last_layer(const MethodSpec& m, int64_t d, int64_t k) {
-    if (m.name == "cf-ridge") return std::make_unique<RidgeHead>(d, k, m.beta);
-    if (m.name == "cf-prox") return std::make_unique<ProximalHead>(d, k, m.lambda);
-    if (m.name == "cf-rls") return std::make_unique<RlsHead>(d, k, m.rho, m.lambda);
-    if (m.name == "cf-full") return std::make_unique<FullDataHead>(d, k, m.beta, m.refresh_every);
-    return std::make_unique<GradientHead>(d, k);
 }
 
 }  // namespace liftlab

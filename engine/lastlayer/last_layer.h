@@ -31,8 +31,6 @@ public:
     virtual double regulariser() const { return 0.0; }
 };
 
-struct MethodSpec;
-std::unique_ptr<LastLayer> make_last_layer(const MethodSpec& method, int64_t feature_dim,
-                                           int64_t outputs);
+// The head of a method is built by its registry entry (methods/method_registry.h, make_head).
 
 }  // namespace liftlab

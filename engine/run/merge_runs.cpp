@@ -56,28 +56,27 @@ struct Shard {
     int index = 0;
 };
 
-}  // namespace
+Shard read_shard(const std::string& dir) {
+    Shard s;
+    s.dir = dir;
+    s.spec = read_json_file(dir + "/" + run_folder::kSpec);
+    s.summary = read_json_file(dir + "/" + run_folder::kSummary);
+    if (!s.spec.contains("shard"))
+        throw std::runtime_error("merge: " + dir +
+                                 " is not a shard (its spec.json has no \"shard\"; run it "
+                                 "with --shard K/N)");
+    s.index = s.spec["shard"].value("index", -1);
+    const std::string status = s.summary.value("status", "");
+    const auto parsed = parse_run_status(status);
+    if (!parsed || *parsed == RunStatus::Running)
+        throw std::runtime_error("merge: shard " + dir + " has not finished (status '" + status +
+                                 "')");
+    return s;
+}
 
-std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
-                             const std::string& out_parent) {
-    if (shard_dirs.empty()) throw std::runtime_error("merge: no shard folders given");
-    std::vector<Shard> shards;
-    for (const auto& dir : shard_dirs) {
-        Shard s;
-        s.dir = dir;
-        s.spec = read_json_file(dir + "/spec.json");
-        s.summary = read_json_file(dir + "/summary.json");
-        if (!s.spec.contains("shard"))
-            throw std::runtime_error("merge: " + dir +
-                                     " is not a shard (its spec.json has no \"shard\"; run it "
-                                     "with --shard K/N)");
-        s.index = s.spec["shard"].value("index", -1);
-        const std::string status = s.summary.value("status", "");
-        if (status == "running" || status.empty())
-            throw std::runtime_error("merge: shard " + dir + " has not finished (status '" +
-                                     status + "')");
-        shards.push_back(std::move(s));
-    }
+// Every shard of one run, each once: same spec, same count, every index present. Returns the
+// shards in index order.
+void check_shard_set(std::vector<Shard>& shards) {
     const auto& first = shards.front();
     const int count = first.spec["shard"].value("count", 0);
     const json reference = comparable(first.spec);
@@ -108,9 +107,12 @@ std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
                                  std::to_string(count));
     std::sort(shards.begin(), shards.end(),
               [](const Shard& a, const Shard& b) { return a.index < b.index; });
+}
 
-    // Runs in an unsharded run's order: cell (sweep value index, seed index), then method order
-    // within a cell, which each shard already keeps.
+// Runs in an unsharded run's order: cell (sweep value index, seed index), then method order
+// within a cell, which each shard already keeps. Sets the merged status.
+json merged_runs(const std::vector<Shard>& shards, RunStatus* status) {
+    const auto& first = shards.front();
     const json seeds = first.spec.value("seeds", json::array());
     const json values = first.spec.contains("sweep")
                             ? first.spec["sweep"].value("values", json::array())
@@ -126,43 +128,61 @@ std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
     json runs = json::array();
     bool any_cancelled = false, any_ok = false;
     for (const auto& s : shards) {
-        any_cancelled = any_cancelled || s.summary.value("status", "") == "cancelled";
+        any_cancelled = any_cancelled || s.summary.value("status", "") == RunStatus::Cancelled;
         for (const auto& r : s.summary.value("runs", json::array())) {
             runs.push_back(r);
-            const std::string st = r.value("status", "");
-            any_ok = any_ok || st == "ok" || st == "cancelled";
+            const auto st = parse_run_status(r.value("status", ""));
+            any_ok = any_ok || st == RunStatus::Ok || st == RunStatus::Cancelled;
         }
     }
     std::stable_sort(runs.begin(), runs.end(),
                      [&](const json& a, const json& b) { return cell_of(a) < cell_of(b); });
+    *status = any_cancelled ? RunStatus::Cancelled : (any_ok ? RunStatus::Ok : RunStatus::Diverged);
+    return runs;
+}
 
-    std::string dir;
-    {
-        const auto store = RunStore::create(out_parent, first.spec.value("name", "merged"));
-        dir = store.dir();
-    }
-    json spec = first.spec;
+// The shards' files, joined in shard order, into the new folder `dir`.
+void write_merged_files(const std::vector<Shard>& shards, const std::string& dir) {
+    json spec = shards.front().spec;
     spec.erase("shard");
     spec["merged_from"] = json::array();
     for (const auto& s : shards) spec["merged_from"].push_back(fs::absolute(s.dir).string());
-    write_file_atomic(dir + "/spec.json", spec.dump(2) + "\n");
-
-    for (const char* file : {"metrics.csv", "spectra.csv", "traces.csv", "dwells.csv"}) {
+    write_file_atomic(dir + "/" + run_folder::kSpec, spec.dump(2) + "\n");
+    for (const char* file :
+         {run_folder::kMetrics, run_folder::kSpectra, run_folder::kTraces, run_folder::kDwells}) {
         std::string header, body;
         for (const auto& s : shards) body += rows_of(s.dir + "/" + file, &header);
         if (!header.empty()) write_file_atomic(dir + "/" + file, header + body);
     }
     for (const auto& s : shards) {
-        const fs::path traj = fs::path(s.dir) / "trajectories";
+        const fs::path traj = fs::path(s.dir) / run_folder::kTrajectories;
         if (!fs::is_directory(traj)) continue;
-        fs::create_directories(fs::path(dir) / "trajectories");
+        fs::create_directories(fs::path(dir) / run_folder::kTrajectories);
         for (const auto& e : fs::directory_iterator(traj))
-            fs::copy_file(e.path(), fs::path(dir) / "trajectories" / e.path().filename(),
+            fs::copy_file(e.path(), fs::path(dir) / run_folder::kTrajectories / e.path().filename(),
                           fs::copy_options::overwrite_existing);
     }
-    const std::string status = any_cancelled ? "cancelled" : (any_ok ? "ok" : "diverged");
-    write_file_atomic(dir + "/summary.json",
-                      json{{"status", status}, {"runs", runs}}.dump(2) + "\n");
+}
+
+}  // namespace
+
+std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
+                             const std::string& out_parent) {
+    if (shard_dirs.empty()) throw std::runtime_error("merge: no shard folders given");
+    std::vector<Shard> shards;
+    for (const auto& dir : shard_dirs) shards.push_back(read_shard(dir));
+    check_shard_set(shards);
+    RunStatus status = RunStatus::Ok;
+    const json runs = merged_runs(shards, &status);
+    std::string dir;
+    {
+        const auto store =
+            RunStore::create(out_parent, shards.front().spec.value("name", "merged"));
+        dir = store.dir();
+    }
+    write_merged_files(shards, dir);
+    write_file_atomic(dir + "/" + run_folder::kSummary,
+                      json{{"status", to_string(status)}, {"runs", runs}}.dump(2) + "\n");
     return dir;
 }
 

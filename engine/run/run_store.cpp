@@ -116,12 +116,12 @@ RunStore RunStore::create(const std::string& parent, const std::string& name) {
 }
 
 RunStore::RunStore(std::string dir) : dir_(std::move(dir)) {
-    const std::string file = path("metrics.csv");
+    const std::string file = path(run_folder::kMetrics);
     const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;
     metrics_ = std::fopen(file.c_str(), "a");
     if (!metrics_) throw WriteError(file, errno_text());
     if (fresh) {
-        put(metrics_, "step,method,seed,metric,value\n", file);
+        put(metrics_, std::string(run_folder::kMetricsColumns) + "\n", file);
         flush(metrics_, file);
     }
 }
@@ -144,10 +144,10 @@ RunStore::~RunStore() {
 }
 
 void RunStore::close() {
-    const std::pair<std::FILE**, const char*> files[] = {{&metrics_, "metrics.csv"},
-                                                         {&spectra_, "spectra.csv"},
-                                                         {&traces_, "traces.csv"},
-                                                         {&dwells_, "dwells.csv"}};
+    const std::pair<std::FILE**, const char*> files[] = {{&metrics_, run_folder::kMetrics},
+                                                         {&spectra_, run_folder::kSpectra},
+                                                         {&traces_, run_folder::kTraces},
+                                                         {&dwells_, run_folder::kDwells}};
     std::string error;
     for (auto [f, name] : files) {
         if (!*f) continue;
@@ -166,12 +166,12 @@ void RunStore::close() {
 void RunStore::append_traces(const std::vector<TracePoint>& traces) {
     if (traces.empty()) return;
     if (!traces_) {
-        const std::string file = path("traces.csv");
+        const std::string file = path(run_folder::kTraces);
         traces_ = std::fopen(file.c_str(), "a");
         if (!traces_) throw WriteError(file, errno_text());
-        put(traces_, "step,method,seed,coordinate,value\n", file);
+        put(traces_, std::string(run_folder::kTracesColumns) + "\n", file);
     }
-    const std::string file = path("traces.csv");
+    const std::string file = path(run_folder::kTraces);
     char value[64];
     for (const auto& t : traces) {
         std::snprintf(value, sizeof(value), "%.9g", t.value);
@@ -187,12 +187,12 @@ void RunStore::append_dwells(const std::string& method, uint64_t seed,
                              const std::vector<int64_t>& dwells) {
     if (dwells.empty()) return;
     if (!dwells_) {
-        const std::string file = path("dwells.csv");
+        const std::string file = path(run_folder::kDwells);
         dwells_ = std::fopen(file.c_str(), "a");
         if (!dwells_) throw WriteError(file, errno_text());
-        put(dwells_, "method,seed,dwell\n", file);
+        put(dwells_, std::string(run_folder::kDwellsColumns) + "\n", file);
     }
-    const std::string file = path("dwells.csv");
+    const std::string file = path(run_folder::kDwells);
     const std::string prefix = method + "," + std::to_string(seed) + ",";
     for (auto d : dwells) put(dwells_, prefix + std::to_string(d) + "\n", file);
     flush(dwells_, file);
@@ -201,12 +201,12 @@ void RunStore::append_dwells(const std::string& method, uint64_t seed,
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (spectra.empty()) return;
     if (!spectra_) {
-        const std::string file = path("spectra.csv");
+        const std::string file = path(run_folder::kSpectra);
         spectra_ = std::fopen(file.c_str(), "a");
         if (!spectra_) throw WriteError(file, errno_text());
-        put(spectra_, "step,method,seed,index,sigma\n", file);
+        put(spectra_, std::string(run_folder::kSpectraColumns) + "\n", file);
     }
-    const std::string file = path("spectra.csv");
+    const std::string file = path(run_folder::kSpectra);
     char value[64];
     for (const auto& s : spectra)
         for (size_t i = 0; i < s.singular_values.size(); ++i) {
@@ -224,7 +224,7 @@ void RunStore::write_json(const std::string& file, const nlohmann::json& j) cons
 }
 
 void RunStore::append_metrics(const std::vector<MetricPoint>& points) {
-    const std::string file = path("metrics.csv");
+    const std::string file = path(run_folder::kMetrics);
     char value[64];
     for (const auto& p : points) {
         std::snprintf(value, sizeof(value), "%.17g", p.value);

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "run/run_folder_schema.h"
 #include "training/progress.h"
 
 namespace liftlab {

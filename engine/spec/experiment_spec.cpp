@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
@@ -13,7 +14,6 @@
 #include "core/bounded_input.h"
 #include "core/errors.h"
 #include "core/path_component.h"
-#include "icnn/positivity.h"
 
 namespace liftlab {
 
@@ -129,11 +129,8 @@ TaskSpec parse_task(const nlohmann::json& j) {
     TaskSpec t;
     ObjectReader r(j, "task");
     r.read("kind", t.kind);
-    require_one_of(
-        t.kind,
-        {"teacher-regression", "csv-regression", "burgers", "fashion-mnist", "cifar-binary",
-         "dfiv-demand", "icnn-ebm-1d", "icnn-ebm-nd", "cpflow-toy", "cpflow-tabular"},
-        r.key("kind"));
+    require_one_of(t.kind, task_kind_names(), r.key("kind"));
+    const TaskKindInfo& kind = task_kind_info(t.kind);
     r.read("input_dim", t.input_dim);
     r.read("output_dim", t.output_dim);
     r.read("teacher_hidden", t.teacher_hidden);
@@ -159,25 +156,16 @@ TaskSpec parse_task(const nlohmann::json& j) {
     r.read("target", t.target);
     r.read("dim", t.dim);
     r.read("latent_steps", t.latent_steps);
-    const bool samplable =
-        t.kind == "icnn-ebm-1d" || (t.kind == "icnn-ebm-nd" && t.target != "fmnist-latents");
+    const auto& sampled = kind.sampled_targets;
+    const bool samplable = std::find(sampled.begin(), sampled.end(), t.target) != sampled.end();
     t.fresh_samples = samplable;  // the default where the target can be sampled
     r.read("fresh_samples", t.fresh_samples);
     r.finish();
     require(!t.fresh_samples || samplable, r.key("fresh_samples"),
             "needs a target that can be sampled (icnn-ebm-1d, or icnn-ebm-nd other than "
             "fmnist-latents)");
-    if (t.kind == "icnn-ebm-1d")
-        require_one_of(t.target, {"gumbel", "laplace", "gamma", "beta", "halfnormal", "skewnormal"},
-                       r.key("target"));
-    if (t.kind == "icnn-ebm-nd")
-        require_one_of(t.target, {"gaussian", "gumbel", "correlated", "fmnist-latents"},
-                       r.key("target"));
-    if (t.kind == "cpflow-toy")
-        require_one_of(t.target, {"8gaussians", "2spirals"}, r.key("target"));
+    if (!kind.targets.empty()) require_one_of(t.target, kind.targets, r.key("target"));
     require(t.dim >= 1 && t.dim <= 64, r.key("dim"), "must lie in [1, 64]");
-    if (t.kind == "icnn-ebm-nd" && t.target != "fmnist-latents")
-        require(t.dim <= 32, r.key("dim"), "must lie in [1, 32] for the known n-D targets");
     require(t.latent_steps > 0, r.key("latent_steps"), "must be positive");
     require(t.rho >= -1 && t.rho <= 1, r.key("rho"), "must lie in [-1, 1]");
     require(t.input_dim > 0, r.key("input_dim"), "must be positive");
@@ -186,7 +174,7 @@ TaskSpec parse_task(const nlohmann::json& j) {
         require(t.teacher_hidden[i] > 0, r.key("teacher_hidden[" + std::to_string(i) + "]"),
                 "must be positive");
     require(t.noise >= 0, r.key("noise"), "must be non-negative");
-    const bool capped = t.kind == "fashion-mnist" || t.kind == "cifar-binary";
+    const bool capped = kind.classification;  // 0: every sample of the data set
     require(t.n_train > 0 || (capped && t.n_train == 0), r.key("n_train"), "must be positive");
     require(t.n_test > 0 || (capped && t.n_test == 0), r.key("n_test"), "must be positive");
     require(t.resolution > 1, r.key("resolution"), "must be at least 2");
@@ -197,14 +185,9 @@ TaskSpec parse_task(const nlohmann::json& j) {
     require(t.label_bytes == 1 || t.label_bytes == 2, r.key("label_bytes"), "must be 1 or 2");
     require(t.label_index >= 0 && t.label_index < t.label_bytes, r.key("label_index"),
             "must be below label_bytes");
-    if (t.kind == "cifar-binary") {
-        require(!t.train_files.empty(), r.key("train_files"), "is required for cifar-binary");
-        require(!t.test_files.empty(), r.key("test_files"), "is required for cifar-binary");
-    }
     require(t.test_fraction > 0 && t.test_fraction < 1, r.key("test_fraction"),
             "must lie in (0, 1)");
-    if (t.kind == "csv-regression")
-        require(!t.csv_path.empty(), r.key("csv_path"), "is required for csv-regression");
+    if (kind.check) kind.check(t);
     return t;
 }
 
@@ -282,7 +265,7 @@ OptimizerSpec parse_optimizer(const nlohmann::json& j) {
     OptimizerSpec o;
     ObjectReader r(j, "optimizer");
     r.read("kind", o.kind);
-    require_one_of(o.kind, {"sgd", "adam"}, r.key("kind"));
+    require_one_of(o.kind, optimizer_kinds(), r.key("kind"));
     r.read("lr", o.lr);
     r.read("momentum", o.momentum);
     r.read("lr_step_every", o.lr_step_every);
@@ -301,34 +284,162 @@ MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
     ObjectReader r(j, path);
     if (!r.has("name")) throw SpecError(r.key("name"), "is required");
     r.read("name", m.name);
-    std::vector<std::string> names = {"sgd",     "adam",   "ce",   "cf-ridge",     "cf-prox",
-                                      "cf-full", "cf-rls", "dfiv", "dfiv-norefit", "dfiv-prox"};
-    for (const auto& n : positivity_strategy_names()) names.push_back(n);
-    require_one_of(m.name, names, r.key("name"));
+    require_one_of(m.name, method_names(), r.key("name"));
     m.label = m.name;
     r.read("label", m.label);
-    r.read("lr", m.lr);
-    r.read("beta", m.beta);
-    r.read("lambda", m.lambda);
-    r.read("rho", m.rho);
-    r.read("refresh_every", m.refresh_every);
-    r.read("lambda_scale", m.lambda_scale);
+    for (const auto& p : method_parameters()) {
+        if (p.real) r.read(p.key, m.*p.real);
+        if (p.integer) r.read(p.key, m.*p.integer);
+    }
     r.finish();
-    require(m.lambda_scale > 0, r.key("lambda_scale"), "must be positive");
-    require(m.rho > 0 && m.rho <= 1, r.key("rho"), "must lie in (0, 1]");
-    require(m.refresh_every > 0, r.key("refresh_every"), "must be positive");
+    for (const auto& p : method_parameters())
+        require(!p.valid || p.valid(p.get(m)), r.key(p.key), p.rule);
     require(!m.label.empty(), r.key("label"), "must not be empty");
     // Labels name files (trajectories/<label>_seed<k>.pt) and CSV cells.
     require(is_safe_path_component(m.label), r.key("label"),
             "'" + m.label +
                 "' is not a valid label: use letters, digits and - _ . @ = only (no '/', "
                 "no '..', at most 200 characters)");
-    if (m.name == "sgd" || m.name == "adam")
-        require(m.lr > 0, r.key("lr"), "must be positive (the step size of " + m.name + ")");
-    require(m.beta >= 0, r.key("beta"), "must be non-negative");
-    require(m.lambda >= 0, r.key("lambda"), "must be non-negative");
-    if (m.name == "cf-rls") require(m.lambda > 0, r.key("lambda"), "must be positive for cf-rls");
+    for (const auto& key : method_info(m.name).positive)
+        require(find_method_parameter(key)->get(m) > 0, r.key(key),
+                "must be positive for " + m.name);
     return m;
+}
+
+// The task kinds for which `pick` holds, for messages ("fashion-mnist or cifar-binary").
+std::string task_names(const std::function<bool(const TaskKindInfo&)>& pick) {
+    std::vector<std::string> names;
+    for (const auto& t : task_kind_registry())
+        if (pick(t)) names.push_back(t.name);
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
+    return out;
+}
+
+// Why `method` cannot run on a task of `kind`, naming what each side would take.
+std::string family_mismatch(const TaskKindInfo& kind, const MethodInfo& method) {
+    std::string takes;
+    for (const auto& m : method_registry())
+        if (takes_methods(kind.family, m.family)) takes += (takes.empty() ? "" : ", ") + m.name;
+    return "the " + kind.name + " task takes the methods " + takes + "; " + method.name +
+           " needs a task of kind " + task_names([&](const TaskKindInfo& t) {
+               return takes_methods(t.family, method.family);
+           });
+}
+
+SweepSpec parse_sweep(const nlohmann::json& j) {
+    SweepSpec sweep;
+    ObjectReader sr(j, "sweep");
+    sr.read("key", sweep.key);
+    if (sr.has("values")) {
+        const auto& v = sr.raw("values");
+        if (!v.is_array()) throw SpecError("sweep.values", "expected an array, got " + describe(v));
+        sweep.values.assign(v.begin(), v.end());
+    }
+    sr.finish();
+    require(sweep.key.empty() == sweep.values.empty(), "sweep", "needs both a key and values");
+    require(sweep.key != "seeds" && sweep.key.rfind("sweep", 0) != 0, "sweep.key",
+            "cannot sweep over seeds or the sweep itself (use seeds)");
+    return sweep;
+}
+
+DiagnosticsSpec parse_diagnostics(const nlohmann::json& j) {
+    DiagnosticsSpec d;
+    ObjectReader dr(j, "diagnostics");
+    dr.read("spectrum_every", d.spectrum_every);
+    dr.read("probe_size", d.probe_size);
+    dr.read("one_step_every", d.one_step_every);
+    dr.read("train_set_loss", d.train_set_loss);
+    dr.read("shoulder_every", d.shoulder_every);
+    dr.read("trace_coordinates", d.trace_coordinates);
+    dr.read("jacobian_batches", d.jacobian_batches);
+    dr.read("permutations", d.permutations);
+    dr.read("checkpoint_every", d.checkpoint_every);
+    dr.finish();
+    require(d.shoulder_every >= 0, "diagnostics.shoulder_every", "must be non-negative");
+    require(d.trace_coordinates >= 0, "diagnostics.trace_coordinates", "must be non-negative");
+    require(d.checkpoint_every >= 0, "diagnostics.checkpoint_every", "must be non-negative");
+    require(d.jacobian_batches == 0 || d.jacobian_batches >= 3, "diagnostics.jacobian_batches",
+            "must be 0 (off) or at least 3");
+    require(d.permutations >= 1, "diagnostics.permutations", "must be positive");
+    require(d.spectrum_every >= 0, "diagnostics.spectrum_every", "must be non-negative");
+    require(d.probe_size > 1, "diagnostics.probe_size", "must be at least 2");
+    require(d.one_step_every >= 0, "diagnostics.one_step_every", "must be non-negative");
+    return d;
+}
+
+// The run's own settings: name, methods' labels, sizes, seeds, threads, step order.
+void check_run_settings(const ExperimentSpec& s) {
+    require(!s.name.empty(), "name", "must not be empty");
+    // The name starts the run folder's name: it must not lead out of --out.
+    require(is_safe_path_component(s.name), "name",
+            "'" + s.name +
+                "' is not a valid run name: use letters, digits and - _ . @ = only (no '/', "
+                "no '..', at most 200 characters)");
+    require(!s.methods.empty(), "methods", "needs at least one method");
+    std::set<std::string> labels;
+    for (size_t i = 0; i < s.methods.size(); ++i)
+        require(labels.insert(s.methods[i].label).second,
+                "methods[" + std::to_string(i) + "].label",
+                "duplicate label '" + s.methods[i].label + "' (give each method a unique label)");
+    require(s.batch_size > 0, "batch_size",
+            "must be positive, got " + std::to_string(s.batch_size));
+    require(s.steps > 0, "steps", "must be positive");
+    require(!s.seeds.empty(), "seeds", "needs at least one seed");
+    std::map<std::uint64_t, size_t> seen_seeds;  // seed → first index
+    for (size_t i = 0; i < s.seeds.size(); ++i) {
+        const auto [it, fresh] = seen_seeds.emplace(s.seeds[i], i);
+        require(fresh, "seeds[" + std::to_string(i) + "]",
+                "duplicate seed " + std::to_string(s.seeds[i]) + " (also seeds[" +
+                    std::to_string(it->second) + "])");
+    }
+    require(s.log_every > 0, "log_every", "must be positive");
+    require(s.threads > 0, "threads", "must be positive");
+    require(s.threads <= max_threads(), "threads",
+            "must be at most " + std::to_string(max_threads()) +
+                " (the hardware threads of this machine), got " + std::to_string(s.threads));
+    require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
+    require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
+}
+
+// The task against its methods, architecture and backbone (the registry's families and flags).
+void check_task_fit(const ExperimentSpec& s) {
+    const TaskKindInfo& kind = task_kind_info(s.task.kind);
+    // (A batch-size sweep replaces batch_size: its values are checked per sub-spec.)
+    if (kind.batch_within_n_train && s.sweep.key != "batch_size")
+        require(s.batch_size <= s.task.n_train, "batch_size",
+                "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
+    for (size_t i = 0; i < s.methods.size(); ++i) {
+        const MethodInfo& method = method_info(s.methods[i].name);
+        const std::string key = "methods[" + std::to_string(i) + "].name";
+        require(takes_methods(kind.family, method.family), key, family_mismatch(kind, method));
+        if (method.cross_entropy)
+            require(kind.classification, key,
+                    method.name + " needs a classification task (" +
+                        task_names([](const TaskKindInfo& t) { return t.classification; }) + ")");
+    }
+    const bool published = s.icnn.architecture == "cpflow-published";
+    if (published) {
+        require(kind.published_cpflow, "icnn.architecture",
+                "cpflow-published needs task.kind " +
+                    task_names([](const TaskKindInfo& t) { return t.published_cpflow; }));
+        std::vector<std::string> offered;
+        for (const auto& m : method_registry())
+            if (m.published_cpflow) offered.push_back(m.name);
+        for (size_t i = 0; i < s.methods.size(); ++i)
+            require_one_of(s.methods[i].name, offered, "methods[" + std::to_string(i) + "].name");
+    }
+    require(published || s.optimizer.lr_step_every == 0, "optimizer.lr_step_every",
+            "is only used with icnn.architecture cpflow-published");
+    const std::string want_backbone = !kind.backbone.empty() ? kind.backbone
+                                      : kind.classification  ? s.backbone.kind
+                                                             : BackboneSpec{}.kind;
+    if (!kind.backbone.empty() || s.backbone.kind == "fno1d")
+        require(s.backbone.kind == want_backbone, "backbone.kind",
+                "the burgers task needs the fno1d backbone and fno1d needs burgers");
+    if (s.backbone.kind == "cnn")
+        require(kind.classification, "backbone.kind", "cnn needs an image classification task");
 }
 
 }  // namespace
@@ -360,125 +471,12 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     for (const char* recorded :
          {"versions", "data", "schema_version", "world_size", "shard", "merged_from"})
         if (r.has(recorded)) r.raw(recorded);
-    if (r.has("sweep")) {
-        ObjectReader sr(r.raw("sweep"), "sweep");
-        sr.read("key", s.sweep.key);
-        if (sr.has("values")) {
-            const auto& v = sr.raw("values");
-            if (!v.is_array())
-                throw SpecError("sweep.values", "expected an array, got " + describe(v));
-            s.sweep.values.assign(v.begin(), v.end());
-        }
-        sr.finish();
-        require(s.sweep.key.empty() == s.sweep.values.empty(), "sweep",
-                "needs both a key and values");
-        require(s.sweep.key != "seeds" && s.sweep.key.rfind("sweep", 0) != 0, "sweep.key",
-                "cannot sweep over seeds or the sweep itself (use seeds)");
-    }
-    if (r.has("diagnostics")) {
-        ObjectReader dr(r.raw("diagnostics"), "diagnostics");
-        dr.read("spectrum_every", s.diagnostics.spectrum_every);
-        dr.read("probe_size", s.diagnostics.probe_size);
-        dr.read("one_step_every", s.diagnostics.one_step_every);
-        dr.read("train_set_loss", s.diagnostics.train_set_loss);
-        dr.read("shoulder_every", s.diagnostics.shoulder_every);
-        dr.read("trace_coordinates", s.diagnostics.trace_coordinates);
-        dr.read("jacobian_batches", s.diagnostics.jacobian_batches);
-        dr.read("permutations", s.diagnostics.permutations);
-        dr.read("checkpoint_every", s.diagnostics.checkpoint_every);
-        dr.finish();
-        require(s.diagnostics.shoulder_every >= 0, "diagnostics.shoulder_every",
-                "must be non-negative");
-        require(s.diagnostics.trace_coordinates >= 0, "diagnostics.trace_coordinates",
-                "must be non-negative");
-        require(s.diagnostics.checkpoint_every >= 0, "diagnostics.checkpoint_every",
-                "must be non-negative");
-        require(s.diagnostics.jacobian_batches == 0 || s.diagnostics.jacobian_batches >= 3,
-                "diagnostics.jacobian_batches", "must be 0 (off) or at least 3");
-        require(s.diagnostics.permutations >= 1, "diagnostics.permutations", "must be positive");
-        require(s.diagnostics.spectrum_every >= 0, "diagnostics.spectrum_every",
-                "must be non-negative");
-        require(s.diagnostics.probe_size > 1, "diagnostics.probe_size", "must be at least 2");
-        require(s.diagnostics.one_step_every >= 0, "diagnostics.one_step_every",
-                "must be non-negative");
-    }
+    if (r.has("sweep")) s.sweep = parse_sweep(r.raw("sweep"));
+    if (r.has("diagnostics")) s.diagnostics = parse_diagnostics(r.raw("diagnostics"));
     r.finish();
 
-    require(!s.name.empty(), "name", "must not be empty");
-    // The name starts the run folder's name: it must not lead out of --out.
-    require(is_safe_path_component(s.name), "name",
-            "'" + s.name +
-                "' is not a valid run name: use letters, digits and - _ . @ = only (no '/', "
-                "no '..', at most 200 characters)");
-    require(!s.methods.empty(), "methods", "needs at least one method");
-    std::set<std::string> labels;
-    for (size_t i = 0; i < s.methods.size(); ++i)
-        require(labels.insert(s.methods[i].label).second,
-                "methods[" + std::to_string(i) + "].label",
-                "duplicate label '" + s.methods[i].label + "' (give each method a unique label)");
-    require(s.batch_size > 0, "batch_size",
-            "must be positive, got " + std::to_string(s.batch_size));
-    require(s.steps > 0, "steps", "must be positive");
-    require(!s.seeds.empty(), "seeds", "needs at least one seed");
-    std::map<std::uint64_t, size_t> seen_seeds;  // seed → first index
-    for (size_t i = 0; i < s.seeds.size(); ++i) {
-        const auto [it, fresh] = seen_seeds.emplace(s.seeds[i], i);
-        require(fresh, "seeds[" + std::to_string(i) + "]",
-                "duplicate seed " + std::to_string(s.seeds[i]) + " (also seeds[" +
-                    std::to_string(it->second) + "])");
-    }
-    require(s.log_every > 0, "log_every", "must be positive");
-    require(s.threads > 0, "threads", "must be positive");
-    require(s.threads <= max_threads(), "threads",
-            "must be at most " + std::to_string(max_threads()) +
-                " (the hardware threads of this machine), got " + std::to_string(s.threads));
-    require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
-    require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
-    // (A batch-size sweep replaces batch_size: its values are checked per sub-spec.)
-    if ((s.task.kind == "teacher-regression" || s.task.kind == "burgers" ||
-         s.task.kind == "dfiv-demand") &&
-        s.sweep.key != "batch_size")
-        require(s.batch_size <= s.task.n_train, "batch_size",
-                "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
-    const bool classification = s.task.kind == "fashion-mnist" || s.task.kind == "cifar-binary";
-    const bool iv = s.task.kind == "dfiv-demand";
-    const bool icnn = is_icnn_task(s.task.kind);
-    for (size_t i = 0; i < s.methods.size(); ++i)
-        require(icnn == is_positivity_method(s.methods[i].name),
-                "methods[" + std::to_string(i) + "].name",
-                icnn ? "the ICNN tasks take positivity strategies (pgd, softplus, lifter, …)"
-                     : "positivity strategies need an ICNN task (icnn-ebm-1d, icnn-ebm-nd, "
-                       "cpflow-toy, cpflow-tabular)");
-    const bool published = s.icnn.architecture == "cpflow-published";
-    if (published) {
-        require(s.task.kind == "cpflow-toy", "icnn.architecture",
-                "cpflow-published needs task.kind cpflow-toy");
-        for (size_t i = 0; i < s.methods.size(); ++i)
-            require_one_of(s.methods[i].name, {"lifter", "softplus", "pgd"},
-                           "methods[" + std::to_string(i) + "].name");
-    }
-    require(published || s.optimizer.lr_step_every == 0, "optimizer.lr_step_every",
-            "is only used with icnn.architecture cpflow-published");
-    if (icnn && s.task.kind != "cpflow-tabular" && s.sweep.key != "batch_size")
-        require(s.batch_size <= s.task.n_train, "batch_size",
-                "is larger than task.n_train (" + std::to_string(s.task.n_train) + ")");
-    for (size_t i = 0; i < s.methods.size(); ++i)
-        require(iv == (s.methods[i].name.rfind("dfiv", 0) == 0),
-                "methods[" + std::to_string(i) + "].name",
-                iv ? "the dfiv-demand task takes the methods dfiv, dfiv-norefit and dfiv-prox"
-                   : "dfiv methods need the dfiv-demand task");
-    for (size_t i = 0; i < s.methods.size(); ++i)
-        if (s.methods[i].name == "ce")
-            require(classification, "methods[" + std::to_string(i) + "].name",
-                    "ce needs a classification task (fashion-mnist or cifar-binary)");
-    const std::string want_backbone = s.task.kind == "burgers" ? "fno1d"
-                                      : classification         ? s.backbone.kind
-                                                               : "mlp";
-    if (s.task.kind == "burgers" || s.backbone.kind == "fno1d")
-        require(s.backbone.kind == want_backbone, "backbone.kind",
-                "the burgers task needs the fno1d backbone and fno1d needs burgers");
-    if (s.backbone.kind == "cnn")
-        require(classification, "backbone.kind", "cnn needs an image classification task");
+    check_run_settings(s);
+    check_task_fit(s);
     if (!s.sweep.key.empty()) {
         // Every swept value must give a valid spec: check now, not halfway through the run.
         expand_sweep(s);
@@ -486,49 +484,72 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     return s;
 }
 
+namespace {
+
+nlohmann::json task_json(const TaskSpec& t) {
+    return {{"kind", t.kind},
+            {"input_dim", t.input_dim},
+            {"output_dim", t.output_dim},
+            {"teacher_hidden", t.teacher_hidden},
+            {"noise", t.noise},
+            {"n_train", t.n_train},
+            {"n_test", t.n_test},
+            {"csv_path", t.csv_path},
+            {"target_columns", t.target_columns},
+            {"test_fraction", t.test_fraction},
+            {"standardize", t.standardize},
+            {"data_seed", t.data_seed},
+            {"resolution", t.resolution},
+            {"fine_grid", t.fine_grid},
+            {"viscosity", t.viscosity},
+            {"final_time", t.final_time},
+            {"cache_dir", t.cache_dir},
+            {"data_dir", t.data_dir},
+            {"train_files", t.train_files},
+            {"test_files", t.test_files},
+            {"label_bytes", t.label_bytes},
+            {"label_index", t.label_index},
+            {"rho", t.rho},
+            {"target", t.target},
+            {"dim", t.dim},
+            {"latent_steps", t.latent_steps},
+            {"fresh_samples", t.fresh_samples}};
+}
+
+nlohmann::json icnn_json(const IcnnSpec& c) {
+    return {{"width", c.width},
+            {"layers", c.layers},
+            {"grad_clip", c.grad_clip},
+            {"reference_size", c.reference_size},
+            {"quadrature_points", c.quadrature_points},
+            {"train_quadrature_points", c.train_quadrature_points},
+            {"is_samples", c.is_samples},
+            {"eval_is_samples", c.eval_is_samples},
+            {"proposal", c.proposal},
+            {"proposal_dof", c.proposal_dof},
+            {"proposal_inflate", c.proposal_inflate},
+            {"flow_layers", c.flow_layers},
+            {"flow_hidden", c.flow_hidden},
+            {"flow_fit_steps", c.flow_fit_steps},
+            {"flow_refine_steps", c.flow_refine_steps},
+            {"flow_refine_lr", c.flow_refine_lr},
+            {"architecture", c.architecture}};
+}
+
+}  // namespace
+
 nlohmann::json to_json(const ExperimentSpec& s) {
     nlohmann::json methods = nlohmann::json::array();
-    for (const auto& m : s.methods)
-        methods.push_back({{"name", m.name},
-                           {"label", m.label},
-                           {"lr", m.lr},
-                           {"beta", m.beta},
-                           {"lambda", m.lambda},
-                           {"rho", m.rho},
-                           {"refresh_every", m.refresh_every},
-                           {"lambda_scale", m.lambda_scale}});
-    const auto& t = s.task;
+    for (const auto& m : s.methods) {
+        nlohmann::json method = {{"name", m.name}, {"label", m.label}};
+        for (const auto& p : method_parameters())
+            method[p.key] = p.real ? nlohmann::json(m.*p.real) : nlohmann::json(m.*p.integer);
+        methods.push_back(method);
+    }
     return {{"schema_version", kSpecSchemaVersion},
             {"name", s.name},
             {"description", s.description},
-            {"task",
-             {{"kind", t.kind},
-              {"input_dim", t.input_dim},
-              {"output_dim", t.output_dim},
-              {"teacher_hidden", t.teacher_hidden},
-              {"noise", t.noise},
-              {"n_train", t.n_train},
-              {"n_test", t.n_test},
-              {"csv_path", t.csv_path},
-              {"target_columns", t.target_columns},
-              {"test_fraction", t.test_fraction},
-              {"standardize", t.standardize},
-              {"data_seed", t.data_seed},
-              {"resolution", t.resolution},
-              {"fine_grid", t.fine_grid},
-              {"viscosity", t.viscosity},
-              {"final_time", t.final_time},
-              {"cache_dir", t.cache_dir},
-              {"data_dir", t.data_dir},
-              {"train_files", t.train_files},
-              {"test_files", t.test_files},
-              {"label_bytes", t.label_bytes},
-              {"label_index", t.label_index},
-              {"rho", t.rho},
-              {"target", t.target},
-              {"dim", t.dim},
-              {"latent_steps", t.latent_steps},
-              {"fresh_samples", t.fresh_samples}}},
+            {"task", task_json(s.task)},
             {"backbone",
              {{"kind", s.backbone.kind},
               {"hidden", s.backbone.hidden},
@@ -544,24 +565,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"momentum", s.optimizer.momentum},
               {"lr_step_every", s.optimizer.lr_step_every},
               {"lr_step_gamma", s.optimizer.lr_step_gamma}}},
-            {"icnn",
-             {{"width", s.icnn.width},
-              {"layers", s.icnn.layers},
-              {"grad_clip", s.icnn.grad_clip},
-              {"reference_size", s.icnn.reference_size},
-              {"quadrature_points", s.icnn.quadrature_points},
-              {"train_quadrature_points", s.icnn.train_quadrature_points},
-              {"is_samples", s.icnn.is_samples},
-              {"eval_is_samples", s.icnn.eval_is_samples},
-              {"proposal", s.icnn.proposal},
-              {"proposal_dof", s.icnn.proposal_dof},
-              {"proposal_inflate", s.icnn.proposal_inflate},
-              {"flow_layers", s.icnn.flow_layers},
-              {"flow_hidden", s.icnn.flow_hidden},
-              {"flow_fit_steps", s.icnn.flow_fit_steps},
-              {"flow_refine_steps", s.icnn.flow_refine_steps},
-              {"flow_refine_lr", s.icnn.flow_refine_lr},
-              {"architecture", s.icnn.architecture}}},
+            {"icnn", icnn_json(s.icnn)},
             {"methods", methods},
             {"batch_size", s.batch_size},
             {"steps", s.steps},
@@ -584,13 +588,13 @@ nlohmann::json to_json(const ExperimentSpec& s) {
 }
 
 bool is_icnn_task(const std::string& kind) {
-    return kind == "icnn-ebm-1d" || kind == "icnn-ebm-nd" || kind == "cpflow-toy" ||
-           kind == "cpflow-tabular";
+    const auto* t = find_task_kind(kind);
+    return t && t->family == TaskFamily::Icnn;
 }
 
 bool is_positivity_method(const std::string& name) {
-    const auto& n = positivity_strategy_names();
-    return std::find(n.begin(), n.end(), name) != n.end();
+    const auto* m = find_method(name);
+    return m && m->family == MethodFamily::Positivity;
 }
 
 std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec) {
@@ -750,7 +754,7 @@ ExperimentSpec parse_recorded_spec(nlohmann::json j, std::vector<std::string>* d
         // their defaults (the resolved spec of such a folder lists every key it knew).
         ExperimentSpec defaults;
         MethodSpec method;
-        method.name = "sgd";
+        method.name = method_registry().front().name;
         defaults.methods = {method};
         auto t = to_json(defaults);
         t["versions"] = nlohmann::json::object();

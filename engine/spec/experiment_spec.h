@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "methods/method_registry.h"
+
 namespace liftlab {
 
 // Written into every resolved spec.json as "schema_version". 1: folders written before the key
@@ -115,24 +117,6 @@ struct OptimizerSpec {
     // trainer reads it; the spec rejects it elsewhere.
     int lr_step_every = 0;
     double lr_step_gamma = 0.5;
-};
-
-// One method to compare. Hyper-parameters irrelevant to a method are ignored for it.
-struct MethodSpec {
-    // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls (backbone + last layer)
-    // dfiv | dfiv-norefit | dfiv-prox (two-stage IV regression, task dfiv-demand)
-    // pgd | softplus | softplus-const | softplus-wide | lifter | lifter-noslack | lifter-nobody |
-    // lifter-decoupled
-    //   (positivity strategies of the ICNN tasks; trained with `optimizer`, lr overrides it)
-    std::string name;
-    std::string label;   // unique name in plots and files; defaults to `name`
-    double lr = -1;      // sgd/adam: step size for θ and W; cf-*: overrides the backbone lr if > 0
-    double beta = 1e-3;  // cf-ridge: ridge strength (on batch sums)
-    double lambda = 1.0;    // cf-prox: proximal strength; cf-rls: initial precision (batch sums)
-    double rho = 1.0;       // cf-rls: forgetting factor in (0, 1]
-    int refresh_every = 1;  // cf-full: re-solve W*(θ) on the whole training set every m steps
-    // dfiv*: stage ridge strengths as a multiple of the samples in each solve (λ = scale · n)
-    double lambda_scale = 0.1;
 };
 
 // Runs the whole comparison once per value of one spec key (e.g. batch_size or backbone.hidden).

@@ -1,19 +1,15 @@
 #include "training/dfiv_trainer.h"
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
+#include "core/stopwatch.h"
 #include "lastlayer/proximal_solve.h"
+#include "training/optimizer_factory.h"
 
 namespace liftlab {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
 
 // Columns of the dfiv-demand data rows (engine/data/dataset.cpp).
 constexpr int64_t kColumns = 4;
@@ -25,14 +21,6 @@ constexpr int64_t kInstrumentWidthFactor = 2;
 constexpr std::uint64_t kStage2SeedMix = 0x9E3779B97F4A7C15ULL;
 // Rows per chunk when a whole half goes through the nets (the final re-estimation).
 constexpr int64_t kChunk = 4096;
-
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec, double lr,
-                                                        std::vector<torch::Tensor> params) {
-    if (spec.kind == "sgd")
-        return std::make_unique<torch::optim::SGD>(
-            std::move(params), torch::optim::SGDOptions(lr).momentum(spec.momentum));
-    return std::make_unique<torch::optim::Adam>(std::move(params), torch::optim::AdamOptions(lr));
-}
 
 MlpBackbone make_net(const BackboneSpec& spec, int64_t input_dim, int64_t feature_dim) {
     std::vector<int64_t> hidden(spec.hidden.begin(), spec.hidden.end());
@@ -62,8 +50,8 @@ torch::Tensor dfiv_outer_features(const torch::Tensor& a, const torch::Tensor& b
 
 DfivTrainer::DfivTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                          std::uint64_t seed)
-    : proximal_(method.name == "dfiv-prox"),
-      refit_(method.name == "dfiv"),
+    : proximal_(method_info(method.name).dfiv_proximal),
+      refit_(method_info(method.name).dfiv_refit),
       lambda_(method.lambda),
       lambda_scale_(method.lambda_scale),
       total_steps_(spec.steps),
@@ -72,7 +60,7 @@ DfivTrainer::DfivTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
       // BatchSampler caps the batch at the half's size.
       sampler1_(data.n_train() / 2, spec.batch_size, seed),
       sampler2_(data.n_train() - data.n_train() / 2, spec.batch_size, seed ^ kStage2SeedMix) {
-    if (method.name != "dfiv" && method.name != "dfiv-norefit" && method.name != "dfiv-prox")
+    if (method_info(method.name).family != MethodFamily::Dfiv)
         throw std::invalid_argument("DfivTrainer: unknown method '" + method.name + "'");
     if (data.x_train.dim() != 2 || data.x_train.size(1) != kColumns || data.output_dim() != 1 ||
         data.x_test.dim() != 2 || data.x_test.size(1) != kColumns)
@@ -275,7 +263,7 @@ torch::Tensor DfivTrainer::covariate_features(const torch::Tensor& x) {
     return covariate_net_->forward(covariate_of(standardize(x)));
 }
 
-std::vector<Trainer::NamedFeatures> DfivTrainer::probe_features(const torch::Tensor& x) {
+std::vector<FeatureProbe::NamedFeatures> DfivTrainer::probe_features(const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
     const int64_t n = std::min<int64_t>(x.size(0), n1_);
     return {{"instrument", instrument_net_->forward(z1_.narrow(0, 0, n))},

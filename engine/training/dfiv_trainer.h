@@ -32,7 +32,7 @@ namespace liftlab {
 // a: n × d_a, b: n × d_b; result n × (d_a + 1)(d_b + 1), differentiable, in a's dtype.
 torch::Tensor dfiv_outer_features(const torch::Tensor& a, const torch::Tensor& b);
 
-class DfivTrainer : public Trainer {
+class DfivTrainer : public Trainer, public FeatureProbe {
 public:
     // Data rows are [P, t, s, C] (Dataset of the dfiv-demand task). Rows [0, n/2) of x_train are
     // the stage-1 half, the rest the stage-2 half (the generator draws i.i.d. rows, so a fixed
@@ -82,7 +82,6 @@ public:
     double outcome_scale() const { return y_scale_; }
     // The stage ridge strength of a solve on n rows (lambda_scale · n); 0 for dfiv-prox.
     double ridge_lambda(int64_t n) const { return proximal_ ? 0.0 : lambda_scale_ * n; }
-    int steps_done() const { return steps_; }
 
 private:
     torch::Tensor standardize(const torch::Tensor& x) const;

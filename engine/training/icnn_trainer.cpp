@@ -1,23 +1,26 @@
 #include "training/icnn_trainer.h"
 
-#include <chrono>
 #include <cmath>
 #include <random>
 #include <stdexcept>
 
+#include "core/stopwatch.h"
 #include "diagnostics/cross_covariance.h"
 #include "ebm/log_concave_targets.h"
 #include "ebm/quadrature.h"
 #include "training/density_models.h"
 #include "training/fused_adam.h"
+#include "training/optimizer_factory.h"
 
 namespace liftlab {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
+// The reference lifter (the first registered lifted strategy): softplus-wide matches its size.
+const std::string& lifter_name() {
+    for (const auto& m : method_registry())
+        if (m.positivity == PositivityMap::Lifted) return m.name;
+    throw std::logic_error("no lifted positivity strategy is registered");
 }
 
 int64_t count_trainable(torch::nn::Module& m) {
@@ -33,6 +36,36 @@ constexpr std::uint64_t kProbeStream = 0x5A5A;
 constexpr std::uint64_t kTraceSeed = 7;         // the same traced coordinates for every method
 constexpr std::uint64_t kFreshStream = 0xF2E5;  // task.fresh_samples: the per-batch sample seeds
 
+// Dwell statistics of the readout shoulder (final metrics).
+void add_shoulder_statistics(const ShoulderTracker& shoulder, std::map<std::string, double>& out) {
+    out["median_dwell"] = shoulder.median_dwell();
+    out["exit_rate"] = shoulder.exit_rate();
+    out["exits"] = static_cast<double>(shoulder.exits());
+    out["censored_dwells"] = static_cast<double>(shoulder.censored());
+}
+
+// σ²_Jac of the probe iterates `theta` against the slack gradients (a structural zero without a
+// slack), and sigma2_jac_theta against the θ̃-gradients at the fixed iterate (final metrics).
+void add_cross_covariances(const torch::Tensor& theta, bool slack,
+                           const std::vector<torch::Tensor>& grads_slack,
+                           const std::vector<torch::Tensor>& grads_theta, int permutations,
+                           std::uint64_t seed, std::map<std::string, double>& out) {
+    out["slack"] = slack ? 1.0 : 0.0;
+    if (slack) {
+        const auto r = cross_covariance_trace(theta, torch::stack(grads_slack), permutations, seed);
+        out["sigma2_jac"] = r.sigma2_jac;
+        out["p_value"] = r.p_value;
+        out["sigma2_jac_null_sd"] = r.null_sd;
+    } else {
+        out["sigma2_jac"] = 0.0;  // structural: J_b = 0 (no p-value, no null)
+    }
+    const auto fixed = cross_covariance_trace(theta, torch::stack(grads_theta), permutations, seed);
+    out["iterate_spread"] = fixed.iterate_spread;
+    out["sigma2_jac_theta"] = fixed.sigma2_jac;
+    out["p_value_theta"] = fixed.p_value;
+    out["sigma2_jac_theta_null_sd"] = fixed.null_sd;
+}
+
 // The first n entries of a weight list (the constrained ones).
 std::vector<torch::Tensor> head(const std::vector<torch::Tensor>& v, size_t n) {
     return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
@@ -42,8 +75,10 @@ std::vector<torch::Tensor> head(const std::vector<torch::Tensor>& v, size_t n) {
 
 int64_t IcnnTrainer::matched_wide_width(const ExperimentSpec& spec, int64_t input_dim) {
     torch::NoGradGuard no_grad;
-    IcnnImpl lifter(
-        IcnnOptions(input_dim).width(spec.icnn.width).layers(spec.icnn.layers).strategy("lifter"));
+    IcnnImpl lifter(IcnnOptions(input_dim)
+                        .width(spec.icnn.width)
+                        .layers(spec.icnn.layers)
+                        .strategy(lifter_name()));
     const int64_t target = count_trainable(lifter);  // φ, Θ_E, b (the template is frozen)
     // Direct softplus with width w: input layer d·w + w, skips (L−1)(d·w + w), w_x d, and the
     // constrained (L−1)w² + w. Increasing in w: take the first width reaching the target.
@@ -57,11 +92,10 @@ int64_t IcnnTrainer::matched_wide_width(const ExperimentSpec& spec, int64_t inpu
 IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                          std::uint64_t seed)
     : spec_(spec),
-      method_(method),
       data_(data),
       seed_(seed),
-      width_(method.name == "softplus-wide" ? matched_wide_width(spec, data.input_dim())
-                                            : spec.icnn.width),
+      width_(method_info(method.name).wide ? matched_wide_width(spec, data.input_dim())
+                                           : spec.icnn.width),
       sampler_(data.n_train(), spec.batch_size, seed),
       independent_sampler_(data.n_train(), spec.batch_size, seed ^ kIndependentStream),
       fresh_seeds_(seed ^ kFreshStream) {
@@ -75,11 +109,10 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
 
     const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
     auto params = model_->parameters();
-    if (spec.optimizer.kind == "sgd")
-        optimizer_ = std::make_unique<torch::optim::SGD>(
-            params, torch::optim::SGDOptions(lr).momentum(spec.optimizer.momentum));
-    else  // torch::optim::Adam's update with its defaults, fused (training/fused_adam.h)
+    if (spec.optimizer.kind == "adam")  // torch's Adam update, fused (training/fused_adam.h)
         adam_ = std::make_unique<FusedAdam>(params, lr);
+    else
+        optimizer_ = make_optimizer(spec.optimizer, lr, params);
 
     int64_t coords = 0;
     for (const auto& shape : icnn_->constrained_shapes()) {
@@ -165,7 +198,7 @@ double IcnnTrainer::step() {
     ++steps_;
     const auto xb = next_batch(sampler_);
     auto& strategy = icnn_->strategy();
-    if (method_.name == "lifter-decoupled")
+    if (strategy.reads_independent_batch())
         strategy.set_independent_batch(next_batch(independent_sampler_));
     // The conditioning input is the loss batch, detached (the strategy detaches it).
     const auto pre = strategy.pre_readout(xb);
@@ -217,12 +250,7 @@ bool IcnnTrainer::parameters_finite() {
 
 std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     std::map<std::string, double> out;
-    if (shoulder_ && shoulder_->observations() > 0) {
-        out["median_dwell"] = shoulder_->median_dwell();
-        out["exit_rate"] = shoulder_->exit_rate();
-        out["exits"] = static_cast<double>(shoulder_->exits());
-        out["censored_dwells"] = static_cast<double>(shoulder_->censored());
-    }
+    if (shoulder_ && shoulder_->observations() > 0) add_shoulder_statistics(*shoulder_, out);
     const int B = spec_.diagnostics.jacobian_batches;
     if (B < 3) return out;
     // σ²_Jac (METHODS.md Part 2, "σ²_Jac", as the reference's CrossCovAccumulator): B i.i.d.
@@ -265,7 +293,7 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     std::vector<torch::Tensor> iterates, grads_slack, grads_theta;
     for (int b = 0; b < B; ++b) {
         const auto xb = probe_batch(probe);
-        if (method_.name == "lifter-decoupled")
+        if (strategy.reads_independent_batch())
             strategy.set_independent_batch(probe_batch(probe_independent));
         std::vector<torch::Tensor> pre_b;
         {
@@ -278,27 +306,12 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
         // g_b and cancels in the centring, so only the batch term is differentiated.
         grads_theta.push_back(grad_at(xb, ref_pre, /*full_loss=*/false));
     }
-    const auto theta = torch::stack(iterates);
-    out["slack"] = slack ? 1.0 : 0.0;
-    if (slack) {
-        const auto r = cross_covariance_trace(theta, torch::stack(grads_slack),
-                                              spec_.diagnostics.permutations, seed_);
-        out["sigma2_jac"] = r.sigma2_jac;
-        out["p_value"] = r.p_value;
-        out["sigma2_jac_null_sd"] = r.null_sd;
-    } else {
-        out["sigma2_jac"] = 0.0;  // structural: J_b = 0 (no p-value, no null)
-    }
-    const auto fixed = cross_covariance_trace(theta, torch::stack(grads_theta),
-                                              spec_.diagnostics.permutations, seed_);
-    out["iterate_spread"] = fixed.iterate_spread;
-    out["sigma2_jac_theta"] = fixed.sigma2_jac;
-    out["p_value_theta"] = fixed.p_value;
-    out["sigma2_jac_theta_null_sd"] = fixed.null_sd;
+    add_cross_covariances(torch::stack(iterates), slack, grads_slack, grads_theta,
+                          spec_.diagnostics.permutations, seed_, out);
     return out;
 }
 
-std::vector<Trainer::TraceSample> IcnnTrainer::drain_traces() {
+std::vector<DensityDiagnostics::TraceSample> IcnnTrainer::drain_traces() {
     std::vector<TraceSample> out;
     out.swap(traces_);
     return out;

@@ -26,7 +26,7 @@ namespace liftlab {
 class DensityModel;  // the task's loss around the ICNN (icnn_trainer.cpp)
 class FusedAdam;     // training/fused_adam.h
 
-class IcnnTrainer : public Trainer {
+class IcnnTrainer : public Trainer, public DensityDiagnostics {
 public:
     IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                 std::uint64_t seed);
@@ -85,7 +85,6 @@ private:
     torch::Tensor flat(const std::vector<torch::Tensor>& parts) const;
 
     ExperimentSpec spec_;
-    MethodSpec method_;
     const Dataset& data_;
     std::uint64_t seed_;
     int64_t width_;

@@ -1,28 +1,14 @@
 #include "training/method_trainer.h"
 
-#include <chrono>
-
+#include "core/stopwatch.h"
 #include "distributed/communicator.h"
 #include "distributed/statistics_all_reduce.h"
 #include "lastlayer/proximal_solve.h"
+#include "training/optimizer_factory.h"
 
 namespace liftlab {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) {
-    return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& kind, double lr,
-                                                        double momentum,
-                                                        std::vector<torch::Tensor> params) {
-    if (kind == "sgd")
-        return std::make_unique<torch::optim::SGD>(std::move(params),
-                                                   torch::optim::SGDOptions(lr).momentum(momentum));
-    return std::make_unique<torch::optim::Adam>(std::move(params), torch::optim::AdamOptions(lr));
-}
 
 constexpr int64_t kEvalChunk = 1024;  // samples per chunk when a whole split goes through a model
 
@@ -54,22 +40,22 @@ torch::Tensor flatten_rows(const torch::Tensor& t) {
 
 MethodTrainer::MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method,
                              const Dataset& data, std::uint64_t seed)
-    : method_(method),
-      data_(data),
-      cross_entropy_(method.name == "ce"),
+    : data_(data),
+      cross_entropy_(method_info(method.name).cross_entropy),
       backbone_first_(spec.step_order == "backbone-first"),
       sampler_(data.n_train(), spec.batch_size, seed) {
     // Same seed, same backbone initialisation for every method of a run.
     torch::manual_seed(seed);
     backbone_ = make_backbone(spec.backbone, data);
-    head_ = make_last_layer(method, backbone_->feature_dim(), data.output_dim());
+    head_ = make_head(method, backbone_->feature_dim(), data.output_dim());
     auto params = backbone_->parameters();
-    if (method.name == "sgd" || method.name == "adam") {
-        for (auto& p : head_->parameters()) params.push_back(p);
-        optimizer_ = make_optimizer(method.name, method.lr, spec.optimizer.momentum, params);
+    for (auto& p : head_->parameters()) params.push_back(p);
+    const std::string& own = method_info(method.name).optimizer;
+    if (!own.empty()) {
+        // sgd, adam: the method's own optimizer and step size, for θ and W.
+        optimizer_ = make_optimizer(own, method.lr, spec.optimizer.momentum, params);
     } else {
         // ce and cf-*: the spec's backbone optimizer (ce also trains its head with it).
-        for (auto& p : head_->parameters()) params.push_back(p);
         const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
         optimizer_ = make_optimizer(spec.optimizer.kind, lr, spec.optimizer.momentum, params);
     }

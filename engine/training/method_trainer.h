@@ -15,7 +15,10 @@
 
 namespace liftlab {
 
-class MethodTrainer : public Trainer {
+class MethodTrainer : public Trainer,
+                      public FeatureProbe,
+                      public LastLayerAccess,
+                      public DataParallel {
 public:
     MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                   std::uint64_t seed);
@@ -37,17 +40,18 @@ public:
     // gradients (averaged) and closed-form statistics (distributed/statistics_all_reduce.h).
     bool attach_communicator(std::shared_ptr<Communicator> comm) override;
 
-    const MethodSpec& method() const { return method_; }
     bool closed_form() const override { return head_->closed_form(); }
     double step_seconds() const override { return step_seconds_; }
     double solve_seconds() const override { return solve_seconds_; }
     double regulariser() const override { return head_->regulariser(); }
-    int steps_done() const { return steps_; }
 
     // Features flattened to N × d (no grad), for diagnostics.
     torch::Tensor flat_features(const torch::Tensor& x) override;
     torch::Tensor last_layer() const override { return head_->weights(); }  // (d+1) × k, float64
-    const LastLayer& head() const { return *head_; }
+    // The last layer's input, unnamed.
+    std::vector<NamedFeatures> probe_features(const torch::Tensor& x) override {
+        return {{"", flat_features(x)}};
+    }
     FeatureBackbone& backbone() { return *backbone_; }
 
 private:
@@ -62,7 +66,6 @@ private:
     // Sums the gradients (of losses already weighted by this rank's share) and `loss` over ranks.
     double all_reduce_gradients(double loss);
 
-    MethodSpec method_;
     const Dataset& data_;
     bool cross_entropy_;
     bool backbone_first_;

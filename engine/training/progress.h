@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "run/run_folder_schema.h"
+
 namespace liftlab {
 
 struct MetricPoint {
@@ -48,7 +50,7 @@ struct TracePoint {
 struct MethodStatus {
     std::string method;
     std::uint64_t seed = 0;
-    std::string status;  // running | ok | diverged | failed | cancelled
+    RunStatus status = RunStatus::Running;
     int step = 0;        // step at which the status was reached
     std::string reason;  // human-readable detail for diverged/failed
 };

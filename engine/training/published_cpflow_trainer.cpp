@@ -2,14 +2,14 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
-#include <chrono>
 #include <cmath>
+
+#include "core/stopwatch.h"
 
 namespace liftlab {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 constexpr uint64_t kEvalCondSeed = 12345;  // the reference's eval_cond_seed
 constexpr int64_t kEvalChunk = 1000;       // test rows per Hessian pass
 constexpr double kShoulder = 0.05;         // sigmoid(W̃) ≤ 0.05: update attenuated ≥ 20×
@@ -59,7 +59,7 @@ double PublishedCpFlowTrainer::step() {
         torch::nn::utils::clip_grad_norm_(flow_->trainable_parameters(), spec_.icnn.grad_clip);
     optimizer_->step();
     flow_->project();
-    step_seconds_ += std::chrono::duration<double>(Clock::now() - t0).count();
+    step_seconds_ += seconds_since(t0);
     return loss.item<double>();
 }
 
@@ -86,8 +86,9 @@ std::map<std::string, double> PublishedCpFlowTrainer::evaluate_test() {
     {
         torch::NoGradGuard no_grad;
         for (const auto& r : flow_->constrained(eval_cond_)) {
-            const auto in_shoulder =
-                flow_->options().strategy() == "pgd" ? (r <= 0) : (torch::sigmoid(r) <= kShoulder);
+            const auto in_shoulder = flow_->positivity() == PositivityMap::Projected
+                                         ? (r <= 0)
+                                         : (torch::sigmoid(r) <= kShoulder);
             low += in_shoulder.sum().item<double>();
             total += static_cast<double>(r.numel());
         }

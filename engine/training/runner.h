@@ -1,57 +1,15 @@
 // Runs an experiment spec synchronously and deterministically (given seeds and thread count).
 // Torch-free interface: front ends include this without LibTorch headers.
 #pragma once
-#include <atomic>
-#include <functional>
-#include <map>
-#include <memory>
-#include <string>
-#include <vector>
-
-#include "run/shard.h"
 #include "spec/experiment_spec.h"
 #include "training/progress.h"
+#include "training/run_types.h"
 
 namespace liftlab {
 
-class Communicator;
-
-struct RunOptions {
-    std::string out_dir;                      // parent of the run folder; empty: nothing is written
-    const std::atomic<bool>* stop = nullptr;  // checked every step; true cancels
-    // Called on the running thread before every training step (after the stop check); it may
-    // block, which is how a front end pauses a run. `stop` is checked again when it returns.
-    std::function<void()> before_step;
-    // Data-parallel (distributed/launch_config.h): every rank calls run_experiment with the same
-    // spec; each step uses the rank's share of the global batch. Rank 0 alone writes the run
-    // folder. Null: one process.
-    std::shared_ptr<Communicator> communicator;
-    // Only this slice of the (sweep value × seed) grid (run/shard.h).
-    Shard shard;
-};
-
-struct MethodRunSummary {
-    std::string method;       // label (with the sweep suffix when sweeping)
-    std::string name;         // sgd | adam | ce | cf-ridge | cf-prox | cf-full | cf-rls
-    std::string sweep_value;  // JSON text of the swept value ("" without a sweep)
-    std::uint64_t seed = 0;
-    int batch_size = 0;
-    std::string status;  // ok | diverged | failed | cancelled
-    int steps_done = 0;
-    std::string reason;
-    std::map<std::string, double> final_metrics;
-};
-
-struct RunResult {
-    std::string status;   // ok | cancelled | diverged (every method diverged or failed)
-    std::string run_dir;  // empty when out_dir was empty
-    std::vector<MethodRunSummary> runs;
-};
-
-// Warnings about final metrics that cannot be trusted as reported (summary.json "warnings" of a
-// run): an importance-sampling ESS fraction below 1 % (log_z and test_loss unreliable).
-std::vector<std::string> final_metric_warnings(const std::map<std::string, double>& final_metrics);
-
+// Loads the data, writes the run folder (options.out_dir) and trains every method of every
+// (sweep value, seed) unit (training/seed_run.h), reporting through `on_progress`. A run folder
+// that exists when something throws is closed as `failed` with the reason, then it rethrows.
 RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
                          const ProgressCallback& on_progress = {});
 

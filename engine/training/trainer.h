@@ -1,5 +1,6 @@
 // What the runner steps: one method on one seed. MethodTrainer covers backbone + last layer
-// (regression, operator learning, classification); DfivTrainer the two-stage IV regression.
+// (regression, operator learning, classification); DfivTrainer the two-stage IV regression;
+// IcnnTrainer and PublishedCpFlowTrainer the ICNN family.
 #pragma once
 #include <torch/torch.h>
 
@@ -16,6 +17,8 @@ struct MethodSpec;
 struct Dataset;
 class Communicator;
 
+// What every trainer does. The rest are capabilities a trainer may add (below), which the
+// runner asks for with dynamic_cast: a trainer implements only what it has.
 class Trainer {
 public:
     virtual ~Trainer() = default;
@@ -29,44 +32,60 @@ public:
     virtual bool closed_form() const = 0;
     virtual double step_seconds() const = 0;
     virtual double solve_seconds() const = 0;
+};
 
-    // Data-parallel training (DESIGN.md "Scale"): from now on each step uses this rank's share
-    // of every global batch and all-reduces what the update needs. False when the trainer does
-    // not support it (the runner then refuses the run).
-    virtual bool attach_communicator(std::shared_ptr<Communicator> comm) { return false; }
-
-    // Diagnostics of the last layer; trainers without one return undefined tensors.
-    virtual torch::Tensor flat_features(const torch::Tensor& x) { return {}; }  // N × d
-    virtual torch::Tensor last_layer() const { return {}; }  // (d+1) × k, float64
-    virtual double regulariser() const { return 0.0; }
-    // Named feature matrices (N × d) whose spectra, κ and effective rank are logged
-    // (diagnostics.spectrum_every) on the probe rows x. The default is the last layer's input,
-    // unnamed; trainers with several feature nets (DFIV) name each one. Empty: no spectrum.
+// Named feature matrices (N × d) whose spectra, κ and effective rank are logged
+// (diagnostics.spectrum_every) on the probe rows x: the last layer's input, unnamed, or — for
+// trainers with several feature nets (DFIV) — each one by name.
+class FeatureProbe {
+public:
+    virtual ~FeatureProbe() = default;
     struct NamedFeatures {
         std::string name;  // "" for the last layer's features
         torch::Tensor features;
     };
-    virtual std::vector<NamedFeatures> probe_features(const torch::Tensor& x) {
-        if (!last_layer().defined()) return {};
-        return {{"", flat_features(x)}};
-    }
+    virtual std::vector<NamedFeatures> probe_features(const torch::Tensor& x) = 0;
+};
 
-    // ICNN family. Metrics computed once at the end of a run (σ²_Jac and its p-value, shoulder
-    // dwell statistics); empty for the other trainers.
-    virtual std::map<std::string, double> final_diagnostics() { return {}; }
+// A linear last layer on features (the one-step gain diagnostic).
+class LastLayerAccess {
+public:
+    virtual ~LastLayerAccess() = default;
+    virtual torch::Tensor flat_features(const torch::Tensor& x) = 0;  // N × d, no grad
+    virtual torch::Tensor last_layer() const = 0;                     // (d+1) × k, float64
+    // The ridge/proximal strength of its closed form (0 for gradient heads).
+    virtual double regulariser() const = 0;
+};
+
+// The ICNN family's diagnostics (METHODS.md Part 2).
+class DensityDiagnostics {
+public:
+    virtual ~DensityDiagnostics() = default;
+    // Metrics computed once at the end of a run (σ²_Jac and its p-value, shoulder dwell
+    // statistics).
+    virtual std::map<std::string, double> final_diagnostics() = 0;
     // Coordinate traces recorded since the last call: (step, coordinate, value).
     struct TraceSample {
         int step = 0;
         int coordinate = 0;
         double value = 0;
     };
-    virtual std::vector<TraceSample> drain_traces() { return {}; }
+    virtual std::vector<TraceSample> drain_traces() = 0;
     // Completed readout-shoulder dwell lengths in steps (ShoulderTracker::completed_dwells), for
-    // dwell-time histograms; empty when the trainer tracks none.
-    virtual std::vector<int64_t> dwell_times() const { return {}; }
+    // dwell-time histograms.
+    virtual std::vector<int64_t> dwell_times() const = 0;
     // Flat float32 parameter vectors for landscapes, by space ("theta", "lifted"); empty when
-    // the trainer has none.
-    virtual std::map<std::string, torch::Tensor> checkpoint() { return {}; }
+    // there are none.
+    virtual std::map<std::string, torch::Tensor> checkpoint() = 0;
+};
+
+// Data-parallel training (DESIGN.md "Scale"): from now on each step uses this rank's share of
+// every global batch and all-reduces what the update needs. A trainer without it runs in one
+// process only (the runner refuses a data-parallel run of it).
+class DataParallel {
+public:
+    virtual ~DataParallel() = default;
+    virtual bool attach_communicator(std::shared_ptr<Communicator> comm) = 0;
 };
 
 // Picks the trainer for the spec's task and method. All trainers of one seed see the same data

@@ -1,3 +1,4 @@
+#include "methods/method_registry.h"
 #include "spec/experiment_spec.h"
 #include "training/dfiv_trainer.h"
 #include "training/icnn_trainer.h"
@@ -9,13 +10,17 @@ namespace liftlab {
 
 std::unique_ptr<Trainer> make_trainer(const ExperimentSpec& spec, const MethodSpec& method,
                                       const Dataset& data, std::uint64_t seed) {
-    // dfiv, dfiv-norefit, dfiv-prox: two-stage IV regression (the spec ties them to dfiv-demand).
-    if (spec.icnn.architecture == "cpflow-published")
-        return std::make_unique<PublishedCpFlowTrainer>(spec, method, data, seed);
-    if (is_positivity_method(method.name))
-        return std::make_unique<IcnnTrainer>(spec, method, data, seed);
-    if (method.name.rfind("dfiv", 0) == 0)
-        return std::make_unique<DfivTrainer>(spec, method, data, seed);
+    switch (method_info(method.name).family) {
+        case MethodFamily::Positivity:
+            if (spec.icnn.architecture == "cpflow-published")
+                return std::make_unique<PublishedCpFlowTrainer>(spec, method, data, seed);
+            return std::make_unique<IcnnTrainer>(spec, method, data, seed);
+        case MethodFamily::Dfiv:
+            return std::make_unique<DfivTrainer>(spec, method, data, seed);
+        case MethodFamily::Gradient:
+        case MethodFamily::ClosedForm:
+            break;
+    }
     return std::make_unique<MethodTrainer>(spec, method, data, seed);
 }
 

@@ -4,6 +4,7 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 
+#include "method_palette.h"
 #include "settings_scope.h"
 
 int main(int argc, char** argv) {
@@ -14,6 +15,7 @@ int main(int argc, char** argv) {
     const QTemporaryDir settings;
     liftlab::useSettingsFolder(settings.path());
     QApplication app(argc, argv);
+    liftlab::installMethodPalette();  // as the application does at start-up
     ::testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
 }

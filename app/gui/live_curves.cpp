@@ -1,0 +1,108 @@
+#include "live_curves.h"
+
+#include <QFileInfo>
+#include <QPair>
+
+#include "loss_curve_panel.h"
+#include "panel_feed.h"
+#include "run_folder_data.h"
+
+namespace liftlab {
+
+LiveCurves::LiveCurves(LossCurvePanel* panel, const QString& metric)
+    : panel_(panel), metric_(metric) {
+    panel_->setMetric(metric_);
+    panel_->setLogY(true);
+}
+
+void LiveCurves::beginLive(const QString& title, std::optional<quint64> firstSeed,
+                           const QStringList& legend) {
+    opened_.reset();
+    compared_.reset();
+    panel_->clear();
+    title_ = title;
+    panel_->setMetric(metric_);
+    panel_->setLogY(metricPrefersLogAxis(metric_.toStdString()));
+    panel_->setTitle(title_);
+    history_.clear();
+    liveSeed_.clear();
+    firstSeed_ = firstSeed;
+    notes_.clear();
+    for (const QString& label : legend) panel_->appendPoints(label, {}, {});
+}
+
+void LiveCurves::addLive(const QVector<SessionPoint>& points) {
+    history_ += points;
+    append(points);
+}
+
+void LiveCurves::noteSeries(const QString& method, const QString& note) {
+    panel_->setSeriesNote(method, note);
+    notes_[method] = note;
+}
+
+void LiveCurves::showRuns(std::shared_ptr<const RunFolderData> a,
+                          std::shared_ptr<const RunFolderData> b, const QString& title) {
+    opened_ = std::move(a);
+    compared_ = std::move(b);
+    history_.clear();
+    notes_.clear();
+    title_ = title;
+}
+
+void LiveCurves::showFinishedRun(std::shared_ptr<const RunFolderData> run) {
+    opened_ = std::move(run);
+    redraw();
+}
+
+void LiveCurves::redraw() {
+    liveSeed_.clear();
+    const std::string metric = metric_.toStdString();
+    panel_->clear();
+    panel_->setMetric(metric_);
+    panel_->setLogY(metricPrefersLogAxis(metric));
+    panel_->setTitle(title_);
+    if (opened_) {
+        const QString suffixA =
+            compared_ ? QStringLiteral(" [%1]").arg(QString::fromStdString(opened_->name))
+                      : QString();
+        feedCurves(*panel_, *opened_, metric, suffixA);
+        if (compared_) {
+            QString nameB = QString::fromStdString(compared_->name);
+            if (nameB == QString::fromStdString(opened_->name))
+                nameB = QFileInfo(QString::fromStdString(compared_->dir)).fileName();
+            feedCurves(*panel_, *compared_, metric, QStringLiteral(" [%1]").arg(nameB));
+        }
+    } else {
+        append(history_);
+        for (auto it = notes_.cbegin(); it != notes_.cend(); ++it)
+            panel_->setSeriesNote(it.key(), it.value());
+    }
+    panel_->rescale();
+}
+
+void LiveCurves::append(const QVector<SessionPoint>& points) {
+    // Group per method (in arrival order) so each curve gets one append per drain.
+    QVector<QString> order;
+    QHash<QString, QPair<QVector<double>, QVector<double>>> byMethod;
+    for (const auto& p : points) {
+        if (p.metric != metric_) continue;
+        // Live curves follow each method's first seed; a run with several seeds is shown as
+        // mean ± sd from its run folder when it ends. Seeds may train in parallel: follow the
+        // spec's first seed, not whichever reports first.
+        auto seed = liveSeed_.find(p.method);
+        if (seed == liveSeed_.end()) seed = liveSeed_.insert(p.method, firstSeed_.value_or(p.seed));
+        if (seed.value() != p.seed) continue;
+        auto it = byMethod.find(p.method);
+        if (it == byMethod.end()) {
+            order.push_back(p.method);
+            it = byMethod.insert(p.method, {});
+        }
+        it->first.push_back(p.step);
+        it->second.push_back(p.value);
+    }
+    for (const QString& method : std::as_const(order))
+        panel_->appendPoints(method, byMethod[method].first, byMethod[method].second);
+}
+
+}  // namespace liftlab

@@ -1,0 +1,56 @@
+// The curve panel of the lab window and what it shows: the running experiment's points (every
+// point is kept, so the shown metric can change mid-run) or run folders (one, or two compared),
+// redrawn for the shown metric. GUI thread only.
+#pragma once
+#include <QHash>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <memory>
+#include <optional>
+
+#include "session_values.h"
+
+namespace liftlab {
+
+class LossCurvePanel;
+struct RunFolderData;
+
+class LiveCurves {
+public:
+    LiveCurves(LossCurvePanel* panel, const QString& metric);
+
+    const QString& metric() const { return metric_; }
+    // The metric to show from the next redraw() on.
+    void setMetric(const QString& metric) { metric_ = metric; }
+    const QString& title() const { return title_; }
+
+    // A new run: clears the panel and the history; the legend lists `legend` in that order.
+    // Live curves follow `firstSeed` (the spec's first seed) when several seeds run.
+    void beginLive(const QString& title, std::optional<quint64> firstSeed,
+                   const QStringList& legend);
+    void addLive(const QVector<SessionPoint>& points);
+    // A note beside a method's curve ("diverged at step 12"), kept across redraws.
+    void noteSeries(const QString& method, const QString& note);
+    // Run folders instead of the live history: `a`, and `b` compared with it (labels suffixed
+    // with the run's name). Shown at the next redraw().
+    void showRuns(std::shared_ptr<const RunFolderData> a, std::shared_ptr<const RunFolderData> b,
+                  const QString& title);
+    // The finished live run's folder replaces its history (mean ± sd over its seeds).
+    void showFinishedRun(std::shared_ptr<const RunFolderData> run);
+    void redraw();
+
+private:
+    void append(const QVector<SessionPoint>& points);
+
+    LossCurvePanel* panel_;
+    QString metric_;
+    QString title_;
+    QVector<SessionPoint> history_;  // every point of the live run, for re-plotting
+    QHash<QString, QString> notes_;  // method → "diverged at step 12"
+    std::optional<quint64> firstSeed_;
+    QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows
+    std::shared_ptr<const RunFolderData> opened_, compared_;
+};
+
+}  // namespace liftlab

@@ -1,0 +1,63 @@
+// Follows the running experiment for the lab window: its points go to the curves and the panels,
+// its statuses and progress to the status bar, its end to the run history and the panels (the
+// run folder read back). The window starts and stops runs; this class only shows them.
+#pragma once
+#include <QObject>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <memory>
+
+#include "session_values.h"
+
+namespace liftlab {
+
+class LiveCurves;
+struct ExperimentSpec;
+struct RunFolderData;
+class RunControls;
+class RunHistoryPanel;
+class RunStatusBar;
+class RunView;
+class TrainingSession;
+
+class RunMonitor : public QObject {
+    Q_OBJECT
+public:
+    struct Parts {
+        TrainingSession* session;
+        RunView* view;
+        LiveCurves* curves;
+        RunStatusBar* status;
+        RunHistoryPanel* history;
+        RunControls* controls;
+    };
+    RunMonitor(const Parts& parts, QObject* parent);
+    // A run of `spec` starts: the curves' legend in the spec's order, the panels cleared.
+    void begin(const ExperimentSpec& spec, const QString& title);
+    // An opened run folder `a` (and `b`, compared with it) in the curves, the panels and the
+    // history; the curves keep their metric when `a` logs it, else show `fallbackMetric`.
+    void showOpened(std::shared_ptr<const RunFolderData> a, std::shared_ptr<const RunFolderData> b,
+                    const QString& runDir, const QString& compareDir,
+                    const QString& fallbackMetric);
+
+Q_SIGNALS:
+    // The run is over and its outcome shown. `runDir` is its folder ("" when it failed or wrote
+    // none); `curvesFromFolder`: the curves now show that folder (mean ± sd over its seeds).
+    void ended(bool ok, const QString& runDir, bool curvesFromFolder);
+
+private:
+    void onPoints(const QVector<liftlab::SessionPoint>& points);
+    void onStatus(const liftlab::SessionStatus& status);
+    void onProgress(double fraction, int step, int total);
+    void onFinished(const QString& status, const QString& runDir);
+    void onFailed(const QString& message);
+    // Reads the finished run's folder into the panels; true when its curves replaced the live
+    // ones (several seeds).
+    bool showRunFolder(const QString& runDir, QStringList* warnings);
+    bool running() const;
+
+    Parts p_;
+};
+
+}  // namespace liftlab

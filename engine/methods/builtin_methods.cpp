@@ -1,0 +1,221 @@
+// The built-in methods and task kinds, one registration each. A new closed-form head or
+// positivity strategy is its own file plus one line here; a new task kind is its data file plus
+// one entry here (and its data loader in data/dataset.cpp).
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include "core/errors.h"
+#include "icnn/positivity.h"
+#include "lastlayer/closed_form_head.h"
+#include "lastlayer/gradient_head.h"
+#include "methods/method_registry.h"
+#include "spec/experiment_spec.h"
+
+namespace liftlab {
+
+namespace {
+
+// ---- method families: what every member of a family shares -----------------------------------
+
+MethodInfo gradient(std::string name, std::string doc, std::uint32_t colour, std::string optimizer,
+                    bool cross_entropy = false) {
+    MethodInfo m;
+    m.name = std::move(name);
+    m.family = MethodFamily::Gradient;
+    m.doc = std::move(doc);
+    m.colour = colour;
+    m.optimizer = std::move(optimizer);
+    m.cross_entropy = cross_entropy;
+    m.parameters = {"lr"};
+    if (!m.optimizer.empty()) m.positive = {"lr"};  // its own optimizer needs a step size
+    m.make_head = [](const MethodSpec&, int64_t d, int64_t k) {
+        return std::make_unique<GradientHead>(d, k);
+    };
+    return m;
+}
+
+MethodInfo closed_form(std::string name, std::string doc, std::uint32_t colour,
+                       std::vector<std::string> parameters, HeadFactory head) {
+    MethodInfo m;
+    m.name = std::move(name);
+    m.family = MethodFamily::ClosedForm;
+    m.doc = std::move(doc);
+    m.colour = colour;
+    m.parameters = {"lr"};
+    for (auto& p : parameters) m.parameters.push_back(std::move(p));
+    m.make_head = std::move(head);
+    return m;
+}
+
+MethodInfo dfiv(std::string name, std::string doc, bool refit, bool proximal) {
+    MethodInfo m;
+    m.name = std::move(name);
+    m.family = MethodFamily::Dfiv;
+    m.doc = std::move(doc);
+    m.parameters = {"lr", "lambda_scale"};
+    if (proximal) m.parameters.push_back("lambda");
+    m.dfiv_refit = refit;
+    m.dfiv_proximal = proximal;
+    return m;  // colour 0: a colour derived from the label
+}
+
+MethodInfo positivity(std::string name, std::string doc, std::uint32_t colour, PositivityMap map,
+                      PositivityFactory make) {
+    MethodInfo m;
+    m.name = std::move(name);
+    m.family = MethodFamily::Positivity;
+    m.doc = std::move(doc);
+    m.colour = colour;
+    m.parameters = {"lr"};
+    m.positivity = map;
+    m.make_positivity = std::move(make);
+    return m;
+}
+
+MethodInfo published(MethodInfo m) {
+    m.published_cpflow = true;
+    return m;
+}
+
+MethodInfo wide(MethodInfo m) {
+    m.wide = true;
+    return m;
+}
+
+PositivityFactory softplus_init(SoftplusPositivity::Init init) {
+    return [init](TensorShapeList shapes, TensorShapeList, int64_t) {
+        return std::make_shared<SoftplusPositivity>(std::move(shapes), init);
+    };
+}
+
+// The lifter with `change` applied to its options (the ablations).
+PositivityFactory lifter_with(
+    std::function<LifterPositivityOptions(LifterPositivityOptions)> change) {
+    return [change](TensorShapeList shapes, TensorShapeList free_shapes, int64_t input_dim) {
+        return std::make_shared<LifterPositivity>(std::move(shapes), std::move(free_shapes),
+                                                  change(LifterPositivityOptions(input_dim)));
+    };
+}
+
+// ---- task checks ------------------------------------------------------------------------------
+
+void require(bool ok, const std::string& key, const std::string& what) {
+    if (!ok) throw SpecError(key, what);
+}
+
+}  // namespace
+
+std::vector<MethodInfo> builtin_methods() {
+    using PM = PositivityMap;
+    using Init = SoftplusPositivity::Init;
+    const auto same = [](LifterPositivityOptions o) { return o; };
+    // Colours: the tab10 palette (distinct hues, readable on white). The lifter ablations are
+    // compared with each other (icnn-ablation): hues reused from the closed-form family, which
+    // never shares a plot with them.
+    return {
+        gradient("sgd", "backbone and last layer by SGD (lr)", 0x1f77b4, "sgd"),
+        gradient("adam", "backbone and last layer by Adam (lr)", 0xff7f0e, "adam"),
+        gradient("ce", "cross-entropy classifier trained by the spec's optimizer", 0x9467bd, "",
+                 /*cross_entropy=*/true),
+        closed_form("cf-ridge", "last layer: ridge on the batch alone (β)", 0x2ca02c, {"beta"},
+                    [](const MethodSpec& m, int64_t d, int64_t k) {
+                        return std::make_unique<RidgeHead>(d, k, m.beta);
+                    }),
+        closed_form("cf-prox", "last layer: proximal solve toward the previous W (λ)", 0xd62728,
+                    {"lambda"},
+                    [](const MethodSpec& m, int64_t d, int64_t k) {
+                        return std::make_unique<ProximalHead>(d, k, m.lambda);
+                    }),
+        closed_form("cf-full", "last layer: ridge on the whole training set every m steps (β)",
+                    0x8c564b, {"beta", "refresh_every"},
+                    [](const MethodSpec& m, int64_t d, int64_t k) {
+                        return std::make_unique<FullDataHead>(d, k, m.beta, m.refresh_every);
+                    }),
+        [] {
+            auto rls =
+                closed_form("cf-rls", "last layer: recursive least squares (ρ, λ > 0)", 0xe377c2,
+                            {"rho", "lambda"}, [](const MethodSpec& m, int64_t d, int64_t k) {
+                                return std::make_unique<RlsHead>(d, k, m.rho, m.lambda);
+                            });
+            rls.positive = {"lambda"};
+            return rls;
+        }(),
+        dfiv("dfiv", "two-stage IV regression, stage 1 re-fitted on all data at the end",
+             /*refit=*/true, /*proximal=*/false),
+        dfiv("dfiv-norefit", "two-stage IV regression without the final re-fit", false, false),
+        dfiv("dfiv-prox", "two-stage IV regression with proximal stage solves (λ)", false, true),
+        published(positivity("pgd", "θ trained directly, projected onto θ ≥ 0", 0x7f7f7f,
+                             PM::Projected,
+                             [](TensorShapeList shapes, TensorShapeList, int64_t) {
+                                 return std::make_shared<PgdPositivity>(std::move(shapes));
+                             })),
+        published(positivity("softplus", "θ = softplus(θ̃), folded-normal init", 0xbcbd22,
+                             PM::Softplus, softplus_init(Init::FoldedNormal))),
+        positivity("softplus-const", "θ = softplus(θ̃), constant init θ̃ = −2", 0xdbdb8d,
+                   PM::Softplus, softplus_init(Init::Constant)),
+        wide(positivity("softplus-wide", "softplus on an ICNN as wide as the lifter's parameters",
+                        0x6b6b10, PM::Softplus, softplus_init(Init::FoldedNormal))),
+        published(positivity("lifter", "every ICNN tensor emitted by a DeepSets lifter", 0x17becf,
+                             PM::Lifted, lifter_with(same))),
+        positivity("lifter-noslack", "lifter without the slack bias b", 0x9467bd, PM::Lifted,
+                   lifter_with([](auto o) { return o.slack(false); })),
+        positivity("lifter-nobody", "lifter whose h is a learned constant", 0x8c564b, PM::Lifted,
+                   lifter_with([](auto o) { return o.body(false); })),
+        positivity("lifter-decoupled", "lifter whose body reads an independent batch X′", 0xe377c2,
+                   PM::Lifted, lifter_with([](auto o) { return o.decoupled(true); })),
+    };
+}
+
+std::vector<TaskKindInfo> builtin_task_kinds() {
+    auto kind = [](std::string name, TaskFamily family, std::string doc) {
+        TaskKindInfo t;
+        t.name = std::move(name);
+        t.family = family;
+        t.doc = std::move(doc);
+        return t;
+    };
+    auto teacher = kind("teacher-regression", TaskFamily::LastLayer, "a random MLP teacher");
+    teacher.batch_within_n_train = true;
+    auto csv = kind("csv-regression", TaskFamily::LastLayer, "regression on the user's CSV table");
+    csv.check = [](const TaskSpec& t) {
+        require(!t.csv_path.empty(), "task.csv_path", "is required for csv-regression");
+    };
+    auto burgers = kind("burgers", TaskFamily::LastLayer, "operator learning u0 ↦ u(·, T)");
+    burgers.backbone = "fno1d";
+    burgers.batch_within_n_train = true;
+    burgers.grid_rows = true;
+    auto fmnist = kind("fashion-mnist", TaskFamily::LastLayer, "Fashion-MNIST classification");
+    fmnist.classification = true;
+    auto cifar = kind("cifar-binary", TaskFamily::LastLayer, "CIFAR binary-record classification");
+    cifar.classification = true;
+    cifar.check = [](const TaskSpec& t) {
+        require(!t.train_files.empty(), "task.train_files", "is required for cifar-binary");
+        require(!t.test_files.empty(), "task.test_files", "is required for cifar-binary");
+    };
+    auto demand = kind("dfiv-demand", TaskFamily::InstrumentalVariable,
+                       "instrumental-variable regression on the demand design");
+    demand.batch_within_n_train = true;
+    auto ebm1d = kind("icnn-ebm-1d", TaskFamily::Icnn, "1-D energy-based density estimation");
+    ebm1d.targets = {"gumbel", "laplace", "gamma", "beta", "halfnormal", "skewnormal"};
+    ebm1d.sampled_targets = ebm1d.targets;
+    ebm1d.batch_within_n_train = true;
+    auto ebmnd = kind("icnn-ebm-nd", TaskFamily::Icnn, "n-D energy-based density estimation");
+    ebmnd.targets = {"gaussian", "gumbel", "correlated", "fmnist-latents"};
+    ebmnd.sampled_targets = {"gaussian", "gumbel", "correlated"};
+    ebmnd.batch_within_n_train = true;
+    ebmnd.check = [sampled = ebmnd.sampled_targets](const TaskSpec& t) {
+        const bool known = std::find(sampled.begin(), sampled.end(), t.target) != sampled.end();
+        if (known)
+            require(t.dim <= 32, "task.dim", "must lie in [1, 32] for the known n-D targets");
+    };
+    auto toy = kind("cpflow-toy", TaskFamily::Icnn, "2-D convex-potential flow toys");
+    toy.targets = {"8gaussians", "2spirals"};
+    toy.batch_within_n_train = true;
+    toy.published_cpflow = true;
+    auto tabular = kind("cpflow-tabular", TaskFamily::Icnn,
+                        "convex-potential flow on a table (csv_path, or the generated 21-D set)");
+    return {teacher, csv, burgers, fmnist, cifar, demand, ebm1d, ebmnd, toy, tabular};
+}
+
+}  // namespace liftlab

@@ -1,0 +1,409 @@
+#include "training/seed_run.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "core/compute_threads.h"
+#include "core/errors.h"
+#include "core/path_component.h"
+#include "data/batch_sampler.h"
+#include "diagnostics/feature_spectrum.h"
+#include "diagnostics/one_step_gain.h"
+#include "distributed/communication_error.h"
+#include "lastlayer/proximal_solve.h"
+#include "training/method_trainer.h"
+
+namespace liftlab {
+
+namespace {
+
+bool every(int step, int n) {
+    return n > 0 && step % n == 0;
+}
+
+// The label under which a named feature set's spectrum is stored: "dfiv-prox/instrument", before
+// any sweep suffix ("dfiv-prox/instrument@batch_size=16"); the method label for unnamed features.
+std::string spectrum_label(const std::string& method, const std::string& features) {
+    if (features.empty()) return method;
+    const auto at = method.find('@');
+    if (at == std::string::npos) return method + "/" + features;
+    return method.substr(0, at) + "/" + features + method.substr(at);
+}
+
+// trajectories/<label>_seed<k>.pt: torch::save of {steps (T, int64), theta (T × P), lifted
+// (T × Q)}, rewritten through a temporary file and a rename whenever a checkpoint was added, so a
+// killed run keeps every checkpoint but those since the last log point.
+void write_trajectory(const RunStore& store, const std::string& label, std::uint64_t seed,
+                      const std::vector<int64_t>& steps,
+                      const std::map<std::string, std::vector<torch::Tensor>>& checkpoints) {
+    const std::string dir = store.path(run_folder::kTrajectories);
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) throw WriteError(dir, ec.message());
+    // The label is a safe path component (parse_spec); a sweep suffix may hold any text.
+    const std::string file =
+        dir + "/" + to_safe_path_component(label) + "_seed" + std::to_string(seed) + ".pt";
+    std::vector<torch::Tensor> tensors = {
+        torch::tensor(steps, torch::kInt64),
+        torch::stack(checkpoints.at("theta")),
+        torch::stack(checkpoints.at("lifted")),
+    };
+    try {
+        torch::save(tensors, file + ".tmp");
+    } catch (const c10::Error& e) {
+        std::filesystem::remove(file + ".tmp", ec);
+        throw WriteError(file + ".tmp", e.what_without_backtrace());
+    }
+    std::filesystem::rename(file + ".tmp", file, ec);
+    if (ec) throw WriteError(file, "rename: " + ec.message());
+}
+
+}  // namespace
+
+Probes make_probes(const ExperimentSpec& spec, const Dataset& data) {
+    Probes p;
+    const int64_t n = std::min<int64_t>(spec.diagnostics.probe_size, data.n_test());
+    p.spectrum_x = data.x_test.narrow(0, 0, n);
+    BatchSampler sampler(data.n_train(), spec.batch_size, /*seed=*/0x5eed);
+    const auto idx = sampler.next();
+    p.batch_x = data.x_train.index_select(0, idx);
+    p.batch_y = data.y_train.index_select(0, idx);
+    return p;
+}
+
+SeedRun::SeedRun(const ExperimentSpec& spec, const SeedUnit& where, const Dataset& data,
+                 const Probes& probes, const RunOptions& options, RunReporter& reporter,
+                 std::atomic<bool>& cancelled)
+    : spec_(spec),
+      where_(where),
+      seed_(spec.seeds[where.seed_index]),
+      data_(data),
+      probes_(probes),
+      options_(options),
+      reporter_(reporter),
+      cancelled_(cancelled) {
+    update_.seed = seed_;
+    update_.seed_index = where.seed_index;
+    update_.num_seeds = where.num_seeds;
+    update_.total_steps = spec.steps;
+    update_.sweep_label = where.suffix;
+}
+
+void SeedRun::build_slots() {
+    std::lock_guard<std::mutex> lock(trainer_construction_mutex());
+    for (const auto& m : spec_.methods) {
+        Slot s;
+        s.trainer = make_trainer(spec_, m, data_, seed_);
+        s.probe = dynamic_cast<FeatureProbe*>(s.trainer.get());
+        s.head = dynamic_cast<LastLayerAccess*>(s.trainer.get());
+        s.density = dynamic_cast<DensityDiagnostics*>(s.trainer.get());
+        auto* parallel = dynamic_cast<DataParallel*>(s.trainer.get());
+        if (options_.communicator &&
+            !(parallel && parallel->attach_communicator(options_.communicator)))
+            throw std::runtime_error(
+                "data-parallel runs support the backbone + last-layer methods; '" + m.name +
+                "' runs in one process only");
+        s.summary.method = m.label + where_.suffix;
+        s.summary.name = m.name;
+        s.summary.sweep_value = where_.sweep_value;
+        s.summary.seed = seed_;
+        s.summary.batch_size = spec_.batch_size;
+        s.summary.status = RunStatus::Running;
+        if (spec_.diagnostics.checkpoint_every > 0) record_checkpoint(s, 0);
+        slots_.push_back(std::move(s));
+    }
+}
+
+void SeedRun::run() {
+    build_slots();
+    std::vector<MethodRunSummary> starting;
+    for (const auto& s : slots_) starting.push_back(s.summary);
+    reporter_.started(where_.unit, {where_.seed_index, seed_, where_.suffix, 0, spec_.steps},
+                      std::move(starting));
+    // Methods on several threads: between two sync steps every method trains on its own (see
+    // train_chunk).
+    groups_ = std::min<int>(where_.method_threads, static_cast<int>(slots_.size()));
+    caller_threads_ = torch::get_num_threads();
+    if (groups_ > 1) set_compute_threads(1);
+    for (int step = 1; step <= spec_.steps; ++step) {
+        const int last = groups_ > 1 ? next_sync_step(step) : step;
+        if (!train_steps(step, last)) {
+            cancelled_ = true;
+            break;
+        }
+        step = last;
+        if (!observe(step)) break;
+    }
+    finish();
+}
+
+void SeedRun::finish_slot(Slot& s, RunStatus status, int step, const std::string& reason) {
+    s.active = false;
+    s.summary.status = status;
+    s.summary.steps_done = step;
+    s.summary.reason = reason;
+    update_.statuses.push_back({s.summary.method, seed_, status, step, reason});
+}
+
+SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
+    double loss;
+    try {
+        loss = s.trainer->step();
+    } catch (const CommunicationError&) {
+        throw;  // every rank must stop, not just this method
+    } catch (const std::exception& e) {
+        return std::make_pair(RunStatus::Failed, std::string(e.what()));
+    }
+    if (s.first_loss < 0 && std::isfinite(loss)) s.first_loss = std::max(loss, 1e-12);
+    if (!std::isfinite(loss) || (s.first_loss > 0 && loss > spec_.divergence_factor * s.first_loss))
+        return std::make_pair(RunStatus::Diverged, "training loss " + std::to_string(loss) +
+                                                       " at step " + std::to_string(step));
+    s.loss_sum += loss;
+    ++s.loss_count;
+    return std::nullopt;
+}
+
+bool SeedRun::stop_requested() const {
+    return (options_.stop && options_.stop->load()) || cancelled_.load();
+}
+
+bool SeedRun::train_steps(int first, int last) {
+    if (groups_ > 1) return train_chunk(first, last);
+    if (options_.before_step) options_.before_step();
+    if (stop_requested()) return false;
+    for (auto& s : slots_) {
+        if (!s.active) continue;
+        if (const auto ending = train_slot(s, first))
+            finish_slot(s, ending->first, first, ending->second);
+    }
+    return true;
+}
+
+int SeedRun::next_sync_step(int step) const {
+    // The next step at which every method is looked at (log, diagnostics, checkpoint).
+    const auto& d = spec_.diagnostics;
+    for (;; ++step)
+        if (step % spec_.log_every == 0 || step == spec_.steps || every(step, d.spectrum_every) ||
+            every(step, d.one_step_every) || every(step, d.checkpoint_every))
+            return step;
+}
+
+// Between two sync steps every method trains on its own (they share nothing but the read-only
+// data), shared out by balance_methods, each thread single-threaded; statuses are applied
+// afterwards in method order, so everything the runner records is what the one-thread run
+// records.
+// Methods → `groups` threads, longest first to the least loaded (by each method's step time so
+// far; before any is measured, round robin). Which thread runs a method never changes its
+// results: every thread is single-threaded.
+std::vector<std::vector<size_t>> SeedRun::balance_methods() const {
+    std::vector<size_t> order(slots_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    // The index tie-break keeps the unmeasured first chunk round robin.
+    auto cost = [&](size_t i) {
+        return slots_[i].trainer->step_seconds() + 1e-9 * static_cast<double>(order.size() - i);
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return cost(a) > cost(b); });
+    std::vector<std::vector<size_t>> out(groups_);
+    std::vector<double> load(groups_, 0.0);
+    for (size_t i : order) {
+        const auto g =
+            static_cast<size_t>(std::min_element(load.begin(), load.end()) - load.begin());
+        out[g].push_back(i);
+        load[g] += cost(i);
+    }
+    return out;
+}
+
+bool SeedRun::train_chunk(int first, int last) {
+    const auto assignment = balance_methods();
+    std::vector<Ending> ended(slots_.size());
+    std::vector<int> ended_at(slots_.size(), 0);
+    std::atomic<bool> stopped{false};
+    auto run_group = [&](int g) {
+        for (int t = first; t <= last && !stopped; ++t) {
+            if (options_.before_step) options_.before_step();
+            if (stop_requested()) {
+                stopped = true;
+                break;
+            }
+            for (size_t i : assignment[g]) {
+                if (!slots_[i].active || ended[i]) continue;
+                if ((ended[i] = train_slot(slots_[i], t))) ended_at[i] = t;
+            }
+        }
+    };
+    std::vector<std::thread> pool;
+    for (int g = 1; g < groups_; ++g)
+        pool.emplace_back([&, g] {
+            torch::set_num_threads(1);
+            run_group(g);
+        });
+    run_group(0);
+    for (auto& t : pool) t.join();
+    for (size_t i = 0; i < slots_.size(); ++i)
+        if (ended[i]) finish_slot(slots_[i], ended[i]->first, ended_at[i], ended[i]->second);
+    return !stopped.load();
+}
+
+bool SeedRun::observe(int step) {
+    const auto& d = spec_.diagnostics;
+    const bool last = step == spec_.steps;
+    const bool log_now = step % spec_.log_every == 0 || last;
+    const bool spectrum_now = every(step, d.spectrum_every) || (last && d.spectrum_every > 0);
+    const bool gain_now = every(step, d.one_step_every);
+    if (every(step, d.checkpoint_every) || (last && d.checkpoint_every > 0))
+        for (auto& s : slots_)
+            if (s.active) record_checkpoint(s, step);
+    if (!log_now && !spectrum_now && !gain_now) {
+        // A divergence is reported at once, not at the next log point.
+        if (update_.statuses.empty()) return true;
+        update_.step = step;
+        const bool go_on = reporter_.report(where_.unit, update_);
+        update_.statuses.clear();
+        return go_on;
+    }
+    for (auto& s : slots_) {
+        if (!s.active) continue;
+        if (log_now && !log_metrics(s, step)) continue;
+        log_diagnostics(s, step, spectrum_now, gain_now);
+    }
+    update_.step = step;
+    if (last) log_final_diagnostics(step);
+    const bool go_on = reporter_.report(where_.unit, update_);
+    update_.points.clear();
+    update_.spectra.clear();
+    update_.traces.clear();
+    update_.statuses.clear();
+    if (log_now && !options_.out_dir.empty())    // ICNN checkpoints and dwells: lost at most
+        for (auto& s : slots_) persist_slot(s);  // one log interval on a kill
+    return go_on;
+}
+
+void SeedRun::emit(Slot& s, int step, const std::string& metric, double value) {
+    s.summary.final_metrics[metric] = value;
+    update_.points.push_back({step, s.summary.method, seed_, metric, value});
+}
+
+bool SeedRun::log_metrics(Slot& s, int step) {
+    if (!s.trainer->parameters_finite()) {
+        finish_slot(s, RunStatus::Diverged, step, "non-finite parameters");
+        return false;
+    }
+    const auto test = s.trainer->evaluate_test();
+    if (!std::isfinite(test.at("test_loss"))) {
+        finish_slot(s, RunStatus::Diverged, step, "non-finite test loss");
+        return false;
+    }
+    emit(s, step, "train_loss", s.loss_count ? s.loss_sum / s.loss_count : NAN);
+    s.loss_sum = 0;
+    s.loss_count = 0;
+    for (const auto& [k, v] : test) emit(s, step, k, v);
+    if (spec_.diagnostics.train_set_loss)
+        emit(s, step, "train_set_loss", s.trainer->train_set_loss());
+    emit(s, step, "time_s", s.trainer->step_seconds());
+    if (s.density)
+        for (const auto& t : s.density->drain_traces())
+            update_.traces.push_back({t.step, s.summary.method, seed_, t.coordinate, t.value});
+    if (s.trainer->closed_form())
+        emit(s, step, "solve_fraction",
+             s.trainer->solve_seconds() / std::max(1e-12, s.trainer->step_seconds()));
+    s.summary.steps_done = step;
+    return true;
+}
+
+void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now) {
+    try {
+        if (spectrum_now && s.probe)
+            for (const auto& f : s.probe->probe_features(probes_.spectrum_x)) {
+                const auto sp = feature_spectrum(f.features);
+                const std::string tag = f.name.empty() ? "" : "_" + f.name;
+                emit(s, step, "kappa" + tag, sp.kappa);
+                emit(s, step, "eff_rank" + tag, sp.effective_rank);
+                update_.spectra.push_back(
+                    {step, spectrum_label(s.summary.method, f.name), seed_, sp.singular_values});
+            }
+        if (gain_now && s.head) {
+            // From the method's current W, with its own λ (a tiny ridge for gradient heads so
+            // that the problem is well posed).
+            const auto phi = with_bias_column(s.head->flat_features(probes_.batch_x));
+            const double lam = std::max(s.head->regulariser(), 1e-6);
+            const auto g =
+                one_step_gain(phi, flatten_rows(probes_.batch_y), s.head->last_layer(), lam);
+            emit(s, step, "one_step_gain", g.gain);
+            emit(s, step, "one_step_kappa", g.kappa);
+        }
+    } catch (const std::exception&) {
+        // A diagnostic that cannot be computed does not stop training.
+    }
+}
+
+void SeedRun::log_final_diagnostics(int step) {
+    // Diagnostics of the final iterate (σ²_Jac, dwell statistics).
+    for (auto& s : slots_) {
+        if (!s.active || !s.density) continue;
+        try {
+            for (const auto& [k, v] : s.density->final_diagnostics()) {
+                s.summary.final_metrics[k] = v;
+                update_.points.push_back({step, s.summary.method, seed_, k, v});
+            }
+        } catch (const std::exception&) {
+            // A diagnostic that cannot be computed does not fail the run.
+        }
+    }
+}
+
+void SeedRun::record_checkpoint(Slot& s, int step) {
+    if (!s.density) return;
+    auto c = s.density->checkpoint();
+    if (c.empty()) return;
+    s.checkpoint_steps.push_back(step);
+    for (auto& [space, v] : c) s.checkpoints[space].push_back(v.detach().clone());
+    s.trajectory_dirty = true;
+}
+
+std::vector<int64_t> SeedRun::take_new_dwells(Slot& s) {
+    if (!s.density) return {};
+    const auto dwells = s.density->dwell_times();
+    if (dwells.size() <= s.dwells_written) return {};
+    std::vector<int64_t> out(dwells.begin() + static_cast<std::ptrdiff_t>(s.dwells_written),
+                             dwells.end());
+    s.dwells_written = dwells.size();
+    return out;
+}
+
+// Own file per method and seed: written at once; dwells.csv is shared: in unit order.
+void SeedRun::persist_slot(Slot& s) {
+    reporter_.write_now([&s](RunStore& store) {
+        if (s.checkpoint_steps.empty() || !s.trajectory_dirty) return;
+        write_trajectory(store, s.summary.method, s.summary.seed, s.checkpoint_steps,
+                         s.checkpoints);
+        s.trajectory_dirty = false;
+    });
+    reporter_.write_ordered(where_.unit, [label = s.summary.method, seed = seed_,
+                                          dwells = take_new_dwells(s)](RunStore& store) {
+        if (!dwells.empty()) store.append_dwells(label, seed, dwells);
+    });
+}
+
+void SeedRun::finish() {
+    std::vector<MethodRunSummary> runs;
+    for (auto& s : slots_) {
+        if (s.active) {
+            s.summary.status = cancelled_ ? RunStatus::Cancelled : RunStatus::Ok;
+            update_.statuses.push_back(
+                {s.summary.method, seed_, s.summary.status, s.summary.steps_done, ""});
+        }
+        runs.push_back(s.summary);
+        if (!options_.out_dir.empty()) persist_slot(s);
+    }
+    if (groups_ > 1) set_compute_threads(caller_threads_);
+    if (!update_.statuses.empty()) reporter_.report_statuses(where_.unit, update_);
+    reporter_.finished(where_.unit, std::move(runs));
+}
+
+}  // namespace liftlab

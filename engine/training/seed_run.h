@@ -1,0 +1,108 @@
+// One unit of a run: every method of one (sub-)spec on one seed, step by step, on identical data
+// and initialisation so the methods are comparable. It logs metrics and diagnostics at the spec's
+// cadence, stops a diverging method (the others go on), records landscape checkpoints and hands
+// everything to the RunReporter.
+#pragma once
+#include <torch/torch.h>
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "data/dataset.h"
+#include "spec/experiment_spec.h"
+#include "training/run_reporter.h"
+#include "training/run_types.h"
+#include "training/trainer.h"
+
+namespace liftlab {
+
+// The fixed probe sets of the diagnostics: held-out samples for the spectrum, one training batch
+// for the one-step analysis.
+struct Probes {
+    torch::Tensor spectrum_x;
+    torch::Tensor batch_x, batch_y;
+};
+Probes make_probes(const ExperimentSpec& spec, const Dataset& data);
+
+// Where one unit's runs stand in the run: the sub-spec's sweep suffix and value, the unit's
+// number and its seed's index.
+struct SeedUnit {
+    std::string suffix;       // "@batch_size=8", "" without a sweep
+    std::string sweep_value;  // JSON text of the value, "" without a sweep
+    int unit = 0;
+    int seed_index = 0;
+    int num_seeds = 1;
+    // > 1: the methods train on that many threads between two sync steps (one seed per run).
+    int method_threads = 1;
+};
+
+class SeedRun {
+public:
+    SeedRun(const ExperimentSpec& spec, const SeedUnit& where, const Dataset& data,
+            const Probes& probes, const RunOptions& options, RunReporter& reporter,
+            std::atomic<bool>& cancelled);
+    // Trains every method to the end (or a stop), then reports the unit as finished.
+    void run();
+
+private:
+    // One method on this seed, with the capabilities its trainer has (null: none).
+    struct Slot {
+        std::unique_ptr<Trainer> trainer;
+        FeatureProbe* probe = nullptr;
+        LastLayerAccess* head = nullptr;
+        DensityDiagnostics* density = nullptr;
+        MethodRunSummary summary;
+        bool active = true;
+        double loss_sum = 0;  // batch losses since the last log point
+        int loss_count = 0;
+        double first_loss = -1;
+        // Landscape trajectory (diagnostics.checkpoint_every): steps and one vector per space.
+        std::vector<int64_t> checkpoint_steps;
+        std::map<std::string, std::vector<torch::Tensor>> checkpoints;
+        bool trajectory_dirty = false;  // checkpoints not yet on disk
+        size_t dwells_written = 0;      // dwell_times() already in dwells.csv
+    };
+    // A method's training ended at a step: (status, reason).
+    using Ending = std::optional<std::pair<RunStatus, std::string>>;
+
+    void build_slots();
+    void finish_slot(Slot& s, RunStatus status, int step, const std::string& reason);
+    Ending train_slot(Slot& s, int step);
+    bool stop_requested() const;
+    // Trains steps first…last; false when the run was stopped.
+    bool train_steps(int first, int last);
+    bool train_chunk(int first, int last);
+    std::vector<std::vector<size_t>> balance_methods() const;
+    int next_sync_step(int step) const;
+    // Log point, diagnostics and final metrics of `step`; false when the run is cancelled.
+    bool observe(int step);
+    void emit(Slot& s, int step, const std::string& metric, double value);
+    bool log_metrics(Slot& s, int step);
+    void log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now);
+    void log_final_diagnostics(int step);
+    void persist_slot(Slot& s);
+    void finish();
+    void record_checkpoint(Slot& s, int step);
+    // The dwells completed since the last call (they go to dwells.csv, in unit order).
+    std::vector<int64_t> take_new_dwells(Slot& s);
+
+    const ExperimentSpec& spec_;
+    SeedUnit where_;
+    std::uint64_t seed_;
+    const Dataset& data_;
+    const Probes& probes_;
+    const RunOptions& options_;
+    RunReporter& reporter_;
+    std::atomic<bool>& cancelled_;
+    std::vector<Slot> slots_;
+    ProgressUpdate update_;
+    int groups_ = 1;          // method threads actually used
+    int caller_threads_ = 1;  // the caller's intra-op threads, restored at the end
+};
+
+}  // namespace liftlab
