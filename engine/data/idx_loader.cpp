@@ -137,19 +137,20 @@ IdxFile read_idx_file(const std::string& path, int64_t max_items, const std::str
                             " dimension sizes expected)");
     uint64_t item_bytes = 1;
     uint64_t total_bytes = 1;
-    // Both products are bounded before each multiplication (a wrapped uint64 product passed the
-    // old after-the-fact check), and the size of one item is bounded even when the count is 0:
-    // [0, 2^26, 2^26, 2^24] made LibTorch's size arithmetic overflow (found by fuzz_idx).
-    auto fits = [](uint64_t product, uint32_t size) {
-        return size == 0 || product <= kMaxDataBytes / size;
-    };
+    // The product of the non-zero sizes is bounded before each multiplication (a wrapped uint64
+    // product passed the old after-the-fact check), so a 0 anywhere in the shape cannot hide huge
+    // other sizes: [0, 0, 0xfc000000, 0x95000000] made LibTorch's stride arithmetic overflow
+    // and crash (found by fuzz_idx, as was [0, 0x0500ff31, 0x03050500, 0x01020305]).
+    uint64_t nonzero_product = 1;
     for (int i = 0; i < ndims; ++i) {
         const uint32_t size = big_endian32(head.data() + 4 * i);
         idx.shape.push_back(size);
-        if (!fits(total_bytes, size) || (i > 0 && !fits(item_bytes, size)))
+        const uint64_t factor = std::max<uint64_t>(size, 1);
+        if (nonzero_product > kMaxDataBytes / factor)
             throw DataError(path, 0,
                             "header promises an implausible size (" + shape_text(idx.shape) +
                                 " …): corrupt header?");
+        nonzero_product *= factor;
         if (i > 0) item_bytes *= size;
         total_bytes *= size;
     }
