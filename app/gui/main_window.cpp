@@ -39,8 +39,7 @@ namespace {
 
 const QString kShownMetric = QStringLiteral("test_loss");
 
-// The user's LiftLab settings (main.cpp names the application the same way; tests point every
-// scope into a folder of their own, settings_scope.h).
+// The user's LiftLab settings (named as main.cpp names the application; see settings_scope.h).
 QSettings labSettings() {
     return QSettings(QStringLiteral("LiftLab"), QStringLiteral("LiftLab"));
 }
@@ -84,6 +83,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
 MainWindow::~MainWindow() {
     // First, while every widget still exists: stop the run and join the worker thread.
     session_->disconnect(this);
+    session_->disconnect(monitor_);
     delete session_;
     session_ = nullptr;
 }

@@ -51,25 +51,28 @@ QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
 
 RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWorker(this)) {
     setDocumentMode(true);
-    // The panels, one line each, in the order of the Tab enum: page, file key of its export,
-    // title, tooltip, main plot panel, whether it has something to show.
-    addPanelTab(buildCurvesTab(), QStringLiteral("curves"), tr("Curves"),
+    // The pages first (each sets its panel member), then the panels, one line each, in the order
+    // of the Tab enum: page, file key of its export, title, tooltip, main plot panel, whether it
+    // has something to show.
+    QWidget* const pages[] = {buildCurvesTab(), buildSpectrumTab(), buildLandscapeTab(),
+                              buildEscapeTab(), buildAblationTab(), buildSweepTab()};
+    addPanelTab(pages[CurvesTab], QStringLiteral("curves"), tr("Curves"),
                 tr("Any logged metric, every method, mean ± sd over seeds"), curves_,
                 [this] { return curves_->seriesCount() > 0; });
-    addPanelTab(buildSpectrumTab(), QStringLiteral("spectrum"), tr("Spectrum"),
+    addPanelTab(pages[SpectrumTab], QStringLiteral("spectrum"), tr("Spectrum"),
                 tr("Singular values of the features over training; one-step gain against κ"),
                 spectrum_->spectrumPanel(), [this] { return hasSpectrum_; });
-    addPanelTab(buildLandscapeTab(), QStringLiteral("landscape"), tr("Landscape"),
+    addPanelTab(pages[LandscapeTab], QStringLiteral("landscape"), tr("Landscape"),
                 tr("Loss around the final iterate in θ-space and in the lifted space, with the "
                    "trajectories (ICNN runs)"),
                 landscape_, [this] { return hasLandscape_; });
-    addPanelTab(buildEscapeTab(), QStringLiteral("escape"), tr("Escape dynamics"),
+    addPanelTab(pages[EscapeTab], QStringLiteral("escape"), tr("Escape dynamics"),
                 tr("Pre-readout coordinates, shoulder occupancy and dwell times (ICNN runs)"),
                 escape_, [this] { return hasEscape_; });
-    addPanelTab(buildAblationTab(), QStringLiteral("ablation"), tr("Ablation"),
+    addPanelTab(pages[AblationTab], QStringLiteral("ablation"), tr("Ablation"),
                 tr("σ²_Jac per architecture with permutation p-values; final losses over seeds"),
                 ablation_, [this] { return hasAblation_; });
-    addPanelTab(buildSweepTab(), QStringLiteral("sweep"), tr("Sweep"),
+    addPanelTab(pages[SweepTab], QStringLiteral("sweep"), tr("Sweep"),
                 tr("A sweep's final metric against the swept value (batch size, λ, width), one "
                    "line per method, ± sd over seeds"),
                 sweep_, [this] { return hasSweep_; });
