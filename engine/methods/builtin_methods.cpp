@@ -18,16 +18,23 @@ namespace {
 
 // ---- method families: what every member of a family shares -----------------------------------
 
-MethodInfo gradient(std::string name, std::string doc, std::uint32_t colour, std::string optimizer,
-                    bool cross_entropy = false) {
+// The fields every entry has; the family builders below add their own.
+MethodInfo entry(std::string name, MethodFamily family, std::string doc, std::uint32_t colour,
+                 std::vector<std::string> parameters) {
     MethodInfo m;
     m.name = std::move(name);
-    m.family = MethodFamily::Gradient;
+    m.family = family;
     m.doc = std::move(doc);
     m.colour = colour;
+    m.parameters = std::move(parameters);
+    return m;
+}
+
+MethodInfo gradient(std::string name, std::string doc, std::uint32_t colour, std::string optimizer,
+                    bool cross_entropy = false) {
+    MethodInfo m = entry(std::move(name), MethodFamily::Gradient, std::move(doc), colour, {"lr"});
     m.optimizer = std::move(optimizer);
     m.cross_entropy = cross_entropy;
-    m.parameters = {"lr"};
     if (!m.optimizer.empty()) m.positive = {"lr"};  // its own optimizer needs a step size
     m.make_head = [](const MethodSpec&, int64_t d, int64_t k) {
         return std::make_unique<GradientHead>(d, k);
@@ -37,37 +44,25 @@ MethodInfo gradient(std::string name, std::string doc, std::uint32_t colour, std
 
 MethodInfo closed_form(std::string name, std::string doc, std::uint32_t colour,
                        std::vector<std::string> parameters, HeadFactory head) {
-    MethodInfo m;
-    m.name = std::move(name);
-    m.family = MethodFamily::ClosedForm;
-    m.doc = std::move(doc);
-    m.colour = colour;
-    m.parameters = {"lr"};
+    MethodInfo m = entry(std::move(name), MethodFamily::ClosedForm, std::move(doc), colour, {"lr"});
     for (auto& p : parameters) m.parameters.push_back(std::move(p));
     m.make_head = std::move(head);
     return m;
 }
 
 MethodInfo dfiv(std::string name, std::string doc, bool refit, bool proximal) {
-    MethodInfo m;
-    m.name = std::move(name);
-    m.family = MethodFamily::Dfiv;
-    m.doc = std::move(doc);
-    m.parameters = {"lr", "lambda_scale"};
+    // colour 0: a colour derived from the label
+    MethodInfo m =
+        entry(std::move(name), MethodFamily::Dfiv, std::move(doc), 0, {"lr", "lambda_scale"});
     if (proximal) m.parameters.push_back("lambda");
     m.dfiv_refit = refit;
     m.dfiv_proximal = proximal;
-    return m;  // colour 0: a colour derived from the label
+    return m;
 }
 
 MethodInfo positivity(std::string name, std::string doc, std::uint32_t colour, PositivityMap map,
                       PositivityFactory make) {
-    MethodInfo m;
-    m.name = std::move(name);
-    m.family = MethodFamily::Positivity;
-    m.doc = std::move(doc);
-    m.colour = colour;
-    m.parameters = {"lr"};
+    MethodInfo m = entry(std::move(name), MethodFamily::Positivity, std::move(doc), colour, {"lr"});
     m.positivity = map;
     m.make_positivity = std::move(make);
     return m;
