@@ -112,7 +112,8 @@ void Run::load_data(const ExperimentSpec& spec) {
                         std::to_string(blocks) + " cnn blocks need images of at least " +
                             std::to_string(int64_t{1} << blocks) + " × " +
                             std::to_string(int64_t{1} << blocks) + " pixels; the images" + where +
-                            " are " + std::to_string(x.size(2)) + " × " + std::to_string(x.size(3)));
+                            " are " + std::to_string(x.size(2)) + " × " +
+                            std::to_string(x.size(3)));
     }
 }
 
@@ -188,9 +189,8 @@ void Run::run_sub_spec(int vi, RunReporter& reporter) {
             run_unit(si, num_seeds == 1 ? threads : 1);
         return;
     }
-    run_units_in_parallel(0, num_seeds - tail, workers, [&](int si) {
-        run_unit(si, std::max(1, threads / num_seeds));
-    });
+    run_units_in_parallel(0, num_seeds - tail, workers,
+                          [&](int si) { run_unit(si, std::max(1, threads / num_seeds)); });
     if (tail == 1 && !cancelled_)
         run_unit(num_seeds - 1, threads);
     else if (tail > 1 && !cancelled_)
@@ -233,10 +233,10 @@ void Run::finish(RunReporter& reporter) {
         any_diverged = any_diverged || r.status == RunStatus::Diverged;
     }
     // No method finished: `diverged` only if one did; methods that threw make the run `failed`.
-    result_.status = cancelled_      ? RunStatus::Cancelled
-                     : any_ok        ? RunStatus::Ok
-                     : any_diverged  ? RunStatus::Diverged
-                                     : RunStatus::Failed;
+    result_.status = cancelled_     ? RunStatus::Cancelled
+                     : any_ok       ? RunStatus::Ok
+                     : any_diverged ? RunStatus::Diverged
+                                    : RunStatus::Failed;
     if (store_) {
         store_->close();  // checked: a failed final flush is a failed run
         store_->write_json(run_folder::kSummary, summary_json(result_.status, result_.runs));

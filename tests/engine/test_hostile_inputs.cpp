@@ -218,7 +218,7 @@ TEST(HostileData, IdxSizeProductsThatOverflowAreRefused) {
         return s;
     };
     for (const auto& dims : std::vector<std::vector<uint32_t>>{
-             {0, 0x0500ff31, 0x03050500, 0x01020305},      // the fuzzer's inputs
+             {0, 0x0500ff31, 0x03050500, 0x01020305},  // the fuzzer's inputs
              {0, 0, 0xfc000000, 0x95000000},
              {0xffffffff, 0xffffffff, 0xffffffff, 0x100},  // wraps a 64-bit product
              {2, 0x10000, 0x10000, 0x10000}}) {
