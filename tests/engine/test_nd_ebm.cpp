@@ -33,6 +33,7 @@ using liftlab::log_partition_standard_error;
 using liftlab::make_nd_target;
 using liftlab::monte_carlo_tv;
 using liftlab::Proposal;
+using liftlab::test::expect_invalid_argument;
 using liftlab::test::has;
 using liftlab::test::TempDir;
 
@@ -45,16 +46,6 @@ const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
 
 double phi_cdf(double x) {
     return 0.5 * std::erfc(-x / std::sqrt(2.0));
-}
-
-template <typename F>
-void expect_invalid(F f, const std::string& needle) {
-    try {
-        f();
-        ADD_FAILURE() << "expected std::invalid_argument containing '" << needle << "'";
-    } catch (const std::invalid_argument& e) {
-        EXPECT_TRUE(has(e.what(), needle)) << e.what();
-    }
 }
 
 // Trapezoid weights of `points` equally spaced nodes on [lo, hi] (h·½ at the ends, h inside).
@@ -79,15 +70,16 @@ double integrate_density(const liftlab::NdTarget& t, double lo, double hi, int64
 // ---- Targets -----------------------------------------------------------------------------
 
 TEST(NdTargets, FactoryRejectsBadNamesDimsAndShapes) {
-    expect_invalid([] { make_nd_target("banana", 2); }, "gaussian, gumbel, correlated, laplace");
-    expect_invalid([] { make_nd_target("gaussian", 0); }, "1…32");
-    expect_invalid([] { make_nd_target("correlated", 33); }, "dim 33");
+    expect_invalid_argument([] { make_nd_target("banana", 2); },
+                            "gaussian, gumbel, correlated, laplace");
+    expect_invalid_argument([] { make_nd_target("gaussian", 0); }, "1…32");
+    expect_invalid_argument([] { make_nd_target("correlated", 33); }, "dim 33");
     for (const auto& name : liftlab::nd_target_names()) {
         const auto t = make_nd_target(name, 3);
         EXPECT_EQ(t->name(), name);
         EXPECT_EQ(t->dim(), 3);
-        expect_invalid([&] { t->log_density(torch::zeros({5, 2}, kF64)); }, "n × 3");
-        expect_invalid([&] { t->sample(-1, 0); }, "n must be >= 0");
+        expect_invalid_argument([&] { t->log_density(torch::zeros({5, 2}, kF64)); }, "n × 3");
+        expect_invalid_argument([&] { t->sample(-1, 0); }, "n must be >= 0");
     }
 }
 
@@ -263,15 +255,15 @@ TEST(Proposal, FitMatchesTheSampleMomentsAndSamplesFollowLogProb) {
 
 TEST(Proposal, BadArgumentsAreNamed) {
     const auto data = torch::randn({50, 3}, kF64);
-    expect_invalid([&] { Proposal::fit(data, "flow"); }, "gaussian, student-t");
-    expect_invalid([&] { Proposal::fit(data, "student-t", 2.0); }, "dof > 2");
-    expect_invalid([&] { Proposal::fit(data, "gaussian", 5.0, 0.0); }, "inflate");
-    expect_invalid([&] { Proposal::fit(data.slice(0, 0, 3), "gaussian"); }, "at least 4");
+    expect_invalid_argument([&] { Proposal::fit(data, "flow"); }, "gaussian, student-t");
+    expect_invalid_argument([&] { Proposal::fit(data, "student-t", 2.0); }, "dof > 2");
+    expect_invalid_argument([&] { Proposal::fit(data, "gaussian", 5.0, 0.0); }, "inflate");
+    expect_invalid_argument([&] { Proposal::fit(data.slice(0, 0, 3), "gaussian"); }, "at least 4");
     // Rank-deficient samples (the third column copies the first): singular covariance.
     const auto flat = torch::cat({data.slice(1, 0, 2), data.slice(1, 0, 1)}, 1);
-    expect_invalid([&] { Proposal::fit(flat, "gaussian"); }, "positive definite");
+    expect_invalid_argument([&] { Proposal::fit(flat, "gaussian"); }, "positive definite");
     const auto g = Proposal::fit(data, "gaussian");
-    expect_invalid([&] { g.log_prob(torch::zeros({4, 2}, kF64)); }, "n × 3");
+    expect_invalid_argument([&] { g.log_prob(torch::zeros({4, 2}, kF64)); }, "n × 3");
 }
 
 // ---- Importance sampling -----------------------------------------------------------------
@@ -379,11 +371,12 @@ TEST(Importance, EffectiveSampleSizeAndStandardErrorLimits) {
     auto two = torch::full({10}, std::numeric_limits<double>::infinity(), kF64);
     two[1] = two[4] = 0.0;
     EXPECT_NEAR(effective_sample_size(two, torch::zeros({10}, kF64)), 2.0, 1e-12);
-    expect_invalid([&] { importance_log_partition(flat, torch::zeros({99}, kF64)); },
-                   "same length");
+    expect_invalid_argument([&] { importance_log_partition(flat, torch::zeros({99}, kF64)); },
+                            "same length");
     auto bad_lq = lq.clone();
     bad_lq[0] = std::numeric_limits<double>::infinity();
-    expect_invalid([&] { importance_log_partition(flat, bad_lq); }, "log_q must be finite");
+    expect_invalid_argument([&] { importance_log_partition(flat, bad_lq); },
+                            "log_q must be finite");
 }
 
 // ---- Monte-Carlo TV ----------------------------------------------------------------------
@@ -394,7 +387,7 @@ TEST(MonteCarloTv, ADistributionAgainstItselfIsExactlyZero) {
     const auto est = monte_carlo_tv(lp, lp);
     EXPECT_EQ(est.tv, 0.0);
     EXPECT_EQ(est.standard_error, 0.0);
-    expect_invalid([&] { monte_carlo_tv(lp, lp.slice(0, 0, 10)); }, "same length");
+    expect_invalid_argument([&] { monte_carlo_tv(lp, lp.slice(0, 0, 10)); }, "same length");
 }
 
 TEST(MonteCarloTv, ShiftedGaussiansMatchTwoPhiOfHalfTheShiftMinusOne) {
@@ -533,10 +526,10 @@ TEST(FashionMnistLatents, BadInputsAndCancellation) {
     EXPECT_TRUE(has(e.what(), "no-such-folder")) << e.what();
     auto bad = o;
     bad.latent_dim = 0;
-    expect_invalid([&] { liftlab::fashion_mnist_latents(bad); }, "latent_dim");
+    expect_invalid_argument([&] { liftlab::fashion_mnist_latents(bad); }, "latent_dim");
     bad = o;
     bad.lr = -1;
-    expect_invalid([&] { liftlab::fashion_mnist_latents(bad); }, "lr");
+    expect_invalid_argument([&] { liftlab::fashion_mnist_latents(bad); }, "lr");
 
     if (!have_fashion_mnist()) GTEST_SKIP() << "dataset-fashion-mnist is not installed";
     o.data_dir = liftlab::kFashionMnistDir;
