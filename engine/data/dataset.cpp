@@ -234,4 +234,12 @@ Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
     return d;
 }
 
+Dataset to_device(const Dataset& data, const torch::Device& device) {
+    Dataset out = data;
+    for (torch::Tensor* t : {&out.x_train, &out.y_train, &out.x_test, &out.y_test,
+                             &out.labels_train, &out.labels_test})
+        if (t->defined()) *t = t->to(device);
+    return out;
+}
+
 }  // namespace liftlab

@@ -42,4 +42,8 @@ Dataset make_dataset(const TaskSpec& task, const DataProgress& progress = {});
 // task.cache_dir, else $XDG_CACHE_HOME/liftlab, else ~/.cache/liftlab ("" when none is known).
 std::string data_cache_dir(const TaskSpec& task);
 
+// The same data with every tensor on `device` (a no-op copy of the handles on the data's own
+// device). Data are made on the CPU and moved once, so every device trains on the same bits.
+Dataset to_device(const Dataset& data, const torch::Device& device);
+
 }  // namespace liftlab

@@ -8,7 +8,7 @@ namespace liftlab {
 SpectrumSummary feature_spectrum(const torch::Tensor& features) {
     torch::NoGradGuard no_grad;
     const auto f = features.to(torch::kFloat64);
-    const auto sv = torch::linalg_svdvals(f).contiguous();
+    const auto sv = torch::linalg_svdvals(f).cpu().contiguous();
     SpectrumSummary s;
     s.singular_values.assign(sv.data_ptr<double>(), sv.data_ptr<double>() + sv.numel());
     if (s.singular_values.empty() || s.singular_values[0] <= 0) return s;

@@ -16,6 +16,8 @@ public:
     torch::Tensor predict(const torch::Tensor& features) const override;
     bool closed_form() const override { return true; }
     torch::Tensor weights() const override { return w_; }
+    // The statistics of RlsHead start empty and follow the features' device.
+    void to(const torch::Device& device) override { set_weights(w_.to(device)); }
 
 protected:
     void set_weights(torch::Tensor w);

@@ -10,6 +10,7 @@ public:
     torch::Tensor predict(const torch::Tensor& features) const override;
     std::vector<torch::Tensor> parameters() override;
     torch::Tensor weights() const override;
+    void to(const torch::Device& device) override { linear_->to(device); }
 
 private:
     torch::nn::Linear linear_;

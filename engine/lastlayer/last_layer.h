@@ -27,6 +27,9 @@ public:
     virtual bool wants_full_data(int step) const { return false; }
     virtual void solve_full(const GramStatistics& stats) {}
     virtual torch::Tensor weights() const = 0;  // (d+1) × k, float64
+    // Moves its weights (and any state) to `device`; the trainer calls it before building the
+    // optimizer.
+    virtual void to(const torch::Device& device) = 0;
     // The ridge/proximal strength the closed form uses (0 for gradient heads).
     virtual double regulariser() const { return 0.0; }
 };

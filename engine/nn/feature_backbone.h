@@ -16,6 +16,7 @@ public:
     virtual std::vector<torch::Tensor> parameters() = 0;
     virtual int64_t feature_dim() const = 0;
     virtual void to(torch::Dtype dtype) = 0;
+    virtual void to(const torch::Device& device) = 0;
 };
 
 // Adapts a TORCH_MODULE holder whose forward() returns features.
@@ -28,6 +29,7 @@ public:
     std::vector<torch::Tensor> parameters() override { return module_->parameters(); }
     int64_t feature_dim() const override { return feature_dim_; }
     void to(torch::Dtype dtype) override { module_->to(dtype); }
+    void to(const torch::Device& device) override { module_->to(device); }
     Holder& module() { return module_; }
 
 private:

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/bounded_input.h"
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 
@@ -400,6 +401,7 @@ void check_run_settings(const ExperimentSpec& s) {
             "must be at most " + std::to_string(max_threads()) +
                 " (the hardware threads of this machine), got " + std::to_string(s.threads));
     require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
+    require_one_of(s.device, device_names(), "device");
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
 }
 
@@ -419,6 +421,10 @@ void check_task_fit(const ExperimentSpec& s) {
                     method.name + " needs a classification task (" +
                         task_names([](const TaskKindInfo& t) { return t.classification; }) + ")");
     }
+    // The ICNN family's fused Adam kernel, quadrature and diagnostics are CPU code.
+    require(s.device != "cuda" || kind.family != TaskFamily::Icnn, "device",
+            "cuda is not supported for " + s.task.kind +
+                ": the ICNN family runs on cpu only (device auto runs it on cpu)");
     const bool published = s.icnn.architecture == "cpflow-published";
     if (published) {
         require(kind.published_cpflow, "icnn.architecture",
@@ -464,12 +470,14 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("seeds", s.seeds);
     r.read("log_every", s.log_every);
     r.read("threads", s.threads);
+    r.read("device", s.device);
     r.read("step_order", s.step_order);
     r.read("divergence_factor", s.divergence_factor);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
     for (const char* recorded :
-         {"versions", "data", "schema_version", "world_size", "shard", "merged_from"})
+         {"versions", "data", "schema_version", "world_size", "shard", "merged_from",
+          "device_used"})
         if (r.has(recorded)) r.raw(recorded);
     if (r.has("sweep")) s.sweep = parse_sweep(r.raw("sweep"));
     if (r.has("diagnostics")) s.diagnostics = parse_diagnostics(r.raw("diagnostics"));
@@ -572,6 +580,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"seeds", s.seeds},
             {"log_every", s.log_every},
             {"threads", s.threads},
+            {"device", s.device},
             {"step_order", s.step_order},
             {"divergence_factor", s.divergence_factor},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},

@@ -151,6 +151,9 @@ struct ExperimentSpec {
     std::vector<std::uint64_t> seeds = {0};
     int log_every = 20;
     int threads = 2;  // LibTorch intra-op threads; results are deterministic for a fixed count
+    // Compute device (core/device.h): cpu, cuda or auto (cuda when available). The ICNN family
+    // runs on cpu only.
+    std::string device = "cpu";
     // backbone-first (default): θ step at W_{t-1}, then W_t on φ_{θ_t}(X_B); w-first: the reverse.
     std::string step_order = "backbone-first";
     // Stop a method as diverged when its loss exceeds this multiple of its first logged loss.

@@ -73,6 +73,7 @@ DfivTrainer::DfivTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
     // ridge scale. Predictions are mapped back (f̂ = mean + scale · ŷ), so every reported loss
     // is in the original Y units.
     const auto x = data.x_train.to(torch::kFloat32);
+    device_ = x.device();
     x_mean_ = x.mean(0, /*keepdim=*/true);
     const auto sd = x.std(0, /*unbiased=*/false, /*keepdim=*/true);
     x_scale_ = torch::where(sd > 0, sd, torch::ones_like(sd));
@@ -98,6 +99,7 @@ DfivTrainer::DfivTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
     treatment_net_ = make_net(spec.backbone, /*input_dim=*/1, d);
     instrument_net_ = make_net(spec.backbone, /*input_dim=*/3, kInstrumentWidthFactor * d);
     covariate_net_ = make_net(spec.backbone, /*input_dim=*/2, d);
+    for (auto net : {treatment_net_, instrument_net_, covariate_net_}) net->to(device_);
     const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
     instrument_optimizer_ = make_optimizer(spec.optimizer, lr, params_of({instrument_net_}));
     outcome_optimizer_ =
@@ -111,7 +113,7 @@ torch::Tensor DfivTrainer::treatment_of(const torch::Tensor& xs) {
     return xs.narrow(1, kPrice, 1);
 }
 torch::Tensor DfivTrainer::instrument_of(const torch::Tensor& xs) {
-    return xs.index_select(1, torch::tensor({kCost, kTime, kStore}, torch::kLong));
+    return xs.index_select(1, torch::tensor({kCost, kTime, kStore}, torch::kLong).to(xs.device()));
 }
 torch::Tensor DfivTrainer::covariate_of(const torch::Tensor& xs) {
     return xs.narrow(1, kTime, 2);
@@ -122,7 +124,7 @@ std::pair<torch::Tensor, torch::Tensor> DfivTrainer::stage1_smoother(
     const auto t0 = Clock::now();
     torch::NoGradGuard no_grad;
     const int64_t n = phi_tilde.size(0), d1 = treatment_net_->feature_dim();
-    const auto f64 = torch::TensorOptions().dtype(torch::kFloat64);
+    const auto f64 = phi_tilde.options().dtype(torch::kFloat64);
     std::pair<torch::Tensor, torch::Tensor> out;
     if (proximal_ && v_.defined()) {
         // One solve for both: targets [I, 0] with prior [0, V_{t−1}] give [A, c].
@@ -151,7 +153,7 @@ torch::Tensor DfivTrainer::solve_stage(const torch::Tensor& features, const torc
 double DfivTrainer::step() {
     const auto t0 = Clock::now();
     ++steps_;
-    const auto i1 = sampler1_.next(), i2 = sampler2_.next();
+    const auto i1 = sampler1_.next().to(device_), i2 = sampler2_.next().to(device_);
     const auto p1 = p1_.index_select(0, i1), z1 = z1_.index_select(0, i1);
     const auto z2 = z2_.index_select(0, i2), w2 = w2_.index_select(0, i2);
     const auto y2 = y2_.index_select(0, i2);
@@ -272,7 +274,8 @@ std::vector<FeatureProbe::NamedFeatures> DfivTrainer::probe_features(const torch
 
 torch::Tensor DfivTrainer::predict(const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
-    if (!u_.defined()) return torch::full({x.size(0), 1}, y_mean_, torch::kFloat64);
+    if (!u_.defined())
+        return torch::full({x.size(0), 1}, y_mean_, x.options().dtype(torch::kFloat64));
     // The structural function uses the true treatment features ψ(p), not the predicted ψ̂(Z).
     const auto features =
         dfiv_outer_features(treatment_features(x).to(torch::kFloat64), covariate_features(x));

@@ -109,6 +109,7 @@ private:
     torch::Tensor x_test_, y_test_;
     MlpBackbone treatment_net_{nullptr}, instrument_net_{nullptr}, covariate_net_{nullptr};
     std::unique_ptr<torch::optim::Optimizer> instrument_optimizer_, outcome_optimizer_;
+    torch::Device device_{torch::kCPU};  // the data's: the nets and every tensor live there
     BatchSampler sampler1_, sampler2_;
     torch::Tensor v_, u_;
     int steps_ = 0;

@@ -41,13 +41,17 @@ torch::Tensor flatten_rows(const torch::Tensor& t) {
 MethodTrainer::MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method,
                              const Dataset& data, std::uint64_t seed)
     : data_(data),
+      device_(data.x_train.device()),
       cross_entropy_(method_info(method.name).cross_entropy),
       backbone_first_(spec.step_order == "backbone-first"),
       sampler_(data.n_train(), spec.batch_size, seed) {
     // Same seed, same backbone initialisation for every method of a run.
     torch::manual_seed(seed);
+    // Built on the CPU (the same initialisation on every device), then moved to the data's.
     backbone_ = make_backbone(spec.backbone, data);
     head_ = make_head(method, backbone_->feature_dim(), data.output_dim());
+    backbone_->to(device_);
+    head_->to(device_);
     auto params = backbone_->parameters();
     for (auto& p : head_->parameters()) params.push_back(p);
     const std::string& own = method_info(method.name).optimizer;
@@ -130,8 +134,9 @@ void MethodTrainer::refresh_full_data() {
     if (comm_) {
         if (!stats.gram.defined()) {  // fewer training samples than ranks: an empty share
             const int64_t p = backbone_->feature_dim() + 1, k = data_.output_dim();
-            stats.gram = torch::zeros({p, p}, torch::kFloat64);
-            stats.cross = torch::zeros({p, k}, torch::kFloat64);
+            const auto f64 = torch::TensorOptions().dtype(torch::kFloat64).device(device_);
+            stats.gram = torch::zeros({p, p}, f64);
+            stats.cross = torch::zeros({p, k}, f64);
         }
         all_reduce_statistics(stats, *comm_);
     }
@@ -162,7 +167,7 @@ double MethodTrainer::backward_and_step(const torch::Tensor& loss, double share)
 double MethodTrainer::step() {
     const auto t0 = Clock::now();
     ++steps_;
-    auto idx = sampler_.next();
+    auto idx = sampler_.next().to(device_);
     // Data-parallel: the global batch from the same sampler on every rank, then this rank's rows;
     // `share` weights the local mean loss so that the summed gradients are the global mean's.
     double share = 1.0;

@@ -67,6 +67,7 @@ private:
     double all_reduce_gradients(double loss);
 
     const Dataset& data_;
+    torch::Device device_;  // the data's: every model and tensor of this trainer lives there
     bool cross_entropy_;
     bool backbone_first_;
     std::shared_ptr<FeatureBackbone> backbone_;

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "core/compute_threads.h"
+#include "core/device.h"
 #include "core/errors.h"
 #include "core/version.h"
 #include "data/dataset.h"
@@ -40,6 +41,14 @@ std::vector<std::string> final_metric_warnings(const std::map<std::string, doubl
 
 namespace {
 
+// The device the run trains on (spec.device resolved on this machine).
+torch::Device run_device(const ExperimentSpec& spec) {
+    // auto: the ICNN family runs on the CPU even where CUDA is available (parse_spec refuses an
+    // explicit cuda for it).
+    if (spec.device == "auto" && is_icnn_task(spec.task.kind)) return torch::Device(torch::kCPU);
+    return resolve_device(spec.device);
+}
+
 // One run of a spec: its data, its folder and its (sweep value × seed) units, in that order.
 // What outlives a throw — the folder and the runs so far — stays readable, so run_experiment can
 // close the folder as `failed`.
@@ -68,7 +77,8 @@ private:
     std::vector<std::pair<std::string, ExperimentSpec>> sub_specs_;
     std::optional<RunStore> store_;  // set once the run folder exists
     RunResult result_;
-    std::optional<Dataset> data_;
+    std::optional<Dataset> data_;  // on device_
+    torch::Device device_{torch::kCPU};
     nlohmann::json data_task_;  // the task the loaded data belongs to
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
@@ -92,7 +102,8 @@ void Run::load_data(const ExperimentSpec& spec) {
     const auto task = to_json(spec)["task"];
     if (!data_ || task != data_task_) {
         last_percent_ = -1;
-        data_ = make_dataset(spec.task, [this](double f) { return data_progress(f); });
+        data_ = to_device(make_dataset(spec.task, [this](double f) { return data_progress(f); }),
+                          device_);
         data_task_ = task;
     }
     // A batch larger than the data would silently shrink to the data (the summary would still
@@ -147,6 +158,7 @@ void Run::create_folder() {
                         {"output_dim", data_->output_dim()},
                         {"num_classes", data_->num_classes}};
     resolved["world_size"] = comm ? comm->world_size() : 1;
+    resolved["device_used"] = device_label(device_);
     if (options_.shard.sharded())
         resolved["shard"] = {{"index", options_.shard.index}, {"count", options_.shard.count}};
     store_->write_json(run_folder::kSpec, resolved);
@@ -246,7 +258,13 @@ void Run::finish(RunReporter& reporter) {
 RunResult Run::execute() {
     set_compute_threads(top_.threads);
     sub_specs_ = expand_sweep(top_);
-    if (options_.communicator) check_data_parallel_spec(top_, *options_.communicator);
+    device_ = run_device(top_);
+    if (options_.communicator) {
+        if (!device_.is_cpu())
+            throw SpecError("device", "data-parallel runs (Gloo) need device cpu, got " +
+                                          device_label(device_));
+        check_data_parallel_spec(top_, *options_.communicator);
+    }
     if (!prepare_data()) {
         result_.status = RunStatus::Cancelled;
         return result_;

@@ -69,7 +69,7 @@ Probes make_probes(const ExperimentSpec& spec, const Dataset& data) {
     const int64_t n = std::min<int64_t>(spec.diagnostics.probe_size, data.n_test());
     p.spectrum_x = data.x_test.narrow(0, 0, n);
     BatchSampler sampler(data.n_train(), spec.batch_size, /*seed=*/0x5eed);
-    const auto idx = sampler.next();
+    const auto idx = sampler.next().to(data.x_train.device());
     p.batch_x = data.x_train.index_select(0, idx);
     p.batch_y = data.y_train.index_select(0, idx);
     return p;

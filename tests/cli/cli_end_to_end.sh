@@ -36,6 +36,38 @@ fb = [(r["method"], r["final"]["test_loss"]) for r in b["runs"]]
 assert fa == fb, (fa, fb)
 PY
   ;;
+device)
+  # The device path on the CPU: `device: auto` resolves to cpu here (no CUDA in Debian's
+  # LibTorch), is recorded, and trains bit for bit like the default device (cpu); `cuda` without
+  # a CUDA device is a spec error before any folder; the ICNN family refuses cuda.
+  common=(--steps 40 --out runs --set log_every=10 --seeds 1)
+  for task in cf-regression cf-dfiv-demand; do
+    extra=(); [ "$task" = cf-dfiv-demand ] && extra=(--set task.n_train=600)
+    a=$("$cli" run $task "${common[@]}" "${extra[@]}" 2>/dev/null) || fail "$task on cpu failed"
+    b=$("$cli" run $task "${common[@]}" "${extra[@]}" --set device=auto 2>/dev/null) \
+      || fail "$task on auto failed"
+    json_check "$a/spec.json" 'd["device"]=="cpu" and d["device_used"]=="cpu"'
+    cuda=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["device_used"])' "$b/spec.json")
+    [ "$cuda" = cpu ] || { echo "SKIP: auto resolved to $cuda (a CUDA machine)"; exit 0; }
+    json_check "$b/spec.json" 'd["device"]=="auto"'
+    # Every metric but the wall-clock ones (time_s, solve_fraction), bit for bit.
+    timeless() { grep -vE ',(time_s|solve_fraction),' "$1/metrics.csv"; }
+    [ "$(timeless "$a" | wc -l)" -gt 10 ] || fail "$task: too few metrics"
+    cmp -s <(timeless "$a") <(timeless "$b") || fail "$task: metrics.csv differs between cpu and auto"
+  done
+  set +e
+  "$cli" run cf-regression "${common[@]}" --set device=cuda --out bad 2>err.txt; rc=$?
+  set -e
+  [ $rc -eq 2 ] || fail "cuda without a CUDA device: exit $rc, expected 2"
+  grep -q "spec key 'device'" err.txt || fail "message does not name the key: $(cat err.txt)"
+  [ ! -d bad ] || [ -z "$(ls bad)" ] || fail "a device error left a run folder"
+  set +e
+  "$cli" run icnn-ebm-1d "${common[@]}" --set device=cuda --out bad 2>err.txt; rc=$?
+  "$cli" run cf-regression "${common[@]}" --set device=gpu --out bad 2>err2.txt; rc2=$?
+  set -e
+  [ $rc -eq 2 ] && grep -q "cpu only" err.txt || fail "icnn on cuda: exit $rc: $(cat err.txt)"
+  [ $rc2 -eq 2 ] && grep -q "cpu, cuda, auto" err2.txt || fail "device=gpu: exit $rc2: $(cat err2.txt)"
+  ;;
 bad_spec)
   set +e
   "$cli" run cf-regression --set batch_size=-3 --out runs 2>err.txt; rc=$?
