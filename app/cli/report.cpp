@@ -5,15 +5,18 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 
 #include "ablation_panel.h"
 #include "core/errors.h"
 #include "escape_panel.h"
+#include "figure_catalogue.h"
 #include "histogram_panel.h"
 #include "landscape_figure.h"
 #include "loss_curve_panel.h"
 #include "panel_feed.h"
+#include "plot_panel.h"
 #include "run/run_store.h"
 #include "run_folder_data.h"
 #include "scatter_panel.h"
@@ -122,6 +125,14 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
             keep(scatter.exportTo(QString::fromStdString(out_path("gain_vs_kappa")), kWidth,
                                   kHeight),
                  "gain_vs_kappa");
+    }
+
+    // The registered figures (app/feed/figure_catalogue.cpp).
+    for (const FigureEntry& entry : figure_catalogue()) {
+        const std::unique_ptr<PlotPanel> panel(entry.make(nullptr));
+        const std::string stem = entry.key.toStdString();
+        if (entry.fill(*panel, run))
+            keep(panel->exportTo(QString::fromStdString(out_path(stem)), kWidth, kHeight), stem);
     }
 
     if (run.icnn()) {

@@ -131,9 +131,11 @@ int main(int argc, char** argv) {
         for (int i = 0; i < window.runView()->tabCount(); ++i)
             if (window.runView()->tabKey(i) == parser.value(tabOpt)) tab = i;
         if (tab < 0) {
-            std::fprintf(stderr,
-                         "liftlab: --tab must be curves, spectrum, landscape, escape, "
-                         "ablation or sweep\n");
+            QStringList keys;
+            for (int i = 0; i < window.runView()->tabCount(); ++i)
+                keys << window.runView()->tabKey(i);
+            std::fprintf(stderr, "liftlab: --tab must be one of %s\n",
+                         qPrintable(keys.join(QStringLiteral(", "))));
             return 2;
         }
     }

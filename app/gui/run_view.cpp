@@ -22,6 +22,7 @@
 #include "ablation_panel.h"
 #include "core/bounded_input.h"
 #include "escape_panel.h"
+#include "figure_catalogue.h"
 #include "histogram_panel.h"
 #include "landscape_panel.h"
 #include "loss_curve_panel.h"
@@ -76,6 +77,14 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
                 tr("A sweep's final metric against the swept value (batch size, λ, width), one "
                    "line per method, ± sd over seeds"),
                 sweep_, [this] { return hasSweep_; });
+    // Then the registered figures (app/feed/figure_catalogue.cpp), a tab each.
+    for (const FigureEntry& entry : figure_catalogue()) {
+        PlotPanel* panel = entry.make(this);
+        const int index = static_cast<int>(figures_.size());
+        figures_.push_back({panel, &entry, false});
+        addPanelTab(panel, entry.key, entry.title, entry.tip, panel,
+                    [this, index] { return figures_[index].hasContent; });
+    }
 
     connect(worker_, &LandscapeWorker::progress, this, [this](double f) {
         lsProgress_->setValue(static_cast<int>(f * 1000 + 0.5));
@@ -269,6 +278,10 @@ void RunView::beginRun(const QString& title) {
     traceSeed_.clear();
     spectrumSeed_.clear();
     hasEscape_ = hasAblation_ = hasSpectrum_ = false;
+    for (auto& f : figures_) {
+        f.panel->clear();
+        f.hasContent = false;
+    }
 }
 
 void RunView::addPoints(const QVector<SessionPoint>& points) {
@@ -334,6 +347,7 @@ void RunView::showRun(const RunFolderData& run) {
     thetaBox_->disconnect(this);
     connect(thetaBox_, &QCheckBox::toggled, this, [fillAblation] { fillAblation(); });
     if (feedFinalLossHistogram(*basins_, run) > 0) hasAblation_ = true;
+    for (auto& f : figures_) f.hasContent = f.entry->fill(*f.panel, run);
 
     // The sweep figure of this run (emptied for a run without a sweep).
     hasSweep_ = false;

@@ -51,7 +51,7 @@ public:
         EscapeTab,
         AblationTab,
         SweepTab,
-        TabCount
+        TabCount  // the built-in tabs; the figure catalogue's follow (tabCount())
     };
 
     explicit RunView(QWidget* parent = nullptr);
@@ -133,6 +133,12 @@ private:
         std::function<bool()> hasContent;
     };
     QVector<PanelTab> tabs_;  // in tab order
+    struct CatalogueFigure {
+        PlotPanel* panel = nullptr;
+        const struct FigureEntry* entry = nullptr;
+        bool hasContent = false;
+    };
+    std::vector<CatalogueFigure> figures_;  // the figure catalogue's tabs, after the built-in ones
     LossCurvePanel* curves_ = nullptr;
     SpectrumTimeline* spectrum_ = nullptr;
     ScatterPanel* gain_ = nullptr;

@@ -126,7 +126,7 @@ report_formats)
   dir=$("$cli" run cf-regression --steps 40 --seeds 2 --set log_every=10 --out runs 2>/dev/null)
   for fmt in png svg pdf; do
     "$cli" report "$dir" --format $fmt >paths.txt || fail "report --format $fmt"
-    for f in test_loss train_loss; do
+    for f in test_loss train_loss timing; do
       grep -qx "$dir/figures/$f.$fmt" paths.txt || fail "no $f.$fmt in: $(cat paths.txt)"
     done
     grep -q "\.$fmt\$" paths.txt || fail "no .$fmt figure"

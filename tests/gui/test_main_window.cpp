@@ -13,9 +13,12 @@
 
 #include "loss_curve_panel.h"
 #include "main_window.h"
+#include "run_view.h"
+#include "timing_panel.h"
 #include "training_session.h"
 
 using liftlab::MainWindow;
+using liftlab::RunView;
 
 namespace {
 
@@ -167,4 +170,36 @@ TEST(MainWindow, OpeningARunShowsItsEssWarning) {
     ASSERT_TRUE(window.openRun(out.filePath("run"))) << window.statusText().toStdString();
     EXPECT_TRUE(window.statusText().contains("Warning: lifter (seed 0): importance-sampling ESS"))
         << window.statusText().toStdString();
+}
+
+// A figure of the catalogue (app/feed/figure_catalogue.cpp) gets its own tab, filled when a run
+// is opened: here the cost-per-step bars from the logged cumulative time_s and solve_fraction.
+TEST(MainWindow, CatalogueFiguresGetATabFilledFromTheRun) {
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    QDir(out.path()).mkpath("run");
+    auto write = [&](const char* name, const QByteArray& text) {
+        QFile f(out.filePath(QStringLiteral("run/") + QLatin1String(name)));
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    };
+    write("metrics.csv",
+          "step,method,seed,metric,value\n"
+          "10,adam,0,test_loss,1\n10,adam,0,time_s,0.02\n"
+          "10,cf-prox,0,test_loss,1\n10,cf-prox,0,time_s,0.04\n10,cf-prox,0,solve_fraction,0.5\n");
+    write("spec.json", R"({"name": "cf-regression", "task": {"kind": "teacher-regression"}})");
+    MainWindow window;
+    RunView* view = window.runView();
+    int timing = -1;
+    for (int i = RunView::TabCount; i < view->tabCount(); ++i)
+        if (view->tabKey(i) == QLatin1String("timing")) timing = i;
+    ASSERT_GE(timing, 0) << "no timing tab";
+    EXPECT_FALSE(view->hasContent(timing));
+    ASSERT_TRUE(window.openRun(out.filePath("run"))) << window.statusText().toStdString();
+    ASSERT_TRUE(view->hasContent(timing));
+    auto* panel = qobject_cast<liftlab::TimingPanel*>(view->widget(timing));
+    ASSERT_NE(panel, nullptr);
+    EXPECT_EQ(panel->barCount(), 2);
+    EXPECT_DOUBLE_EQ(panel->solveMs(QStringLiteral("cf-prox")), 2.0);  // 4 ms per step, half
+    EXPECT_DOUBLE_EQ(panel->solveMs(QStringLiteral("adam")), 0.0);
 }
