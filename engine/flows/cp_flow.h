@@ -20,7 +20,7 @@ struct CpFlowOptions {
     TORCH_ARG(int64_t, input_dim);
     TORCH_ARG(int64_t, width) = 64;               // ICNN width
     TORCH_ARG(int64_t, layers) = 3;               // ICNN hidden layers
-    TORCH_ARG(std::string, strategy) = "lifter";  // a positivity_strategy_names() entry
+    TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
 };
 
 // Every method takes x of shape n × input_dim, in the dtype of the module's parameters (float32

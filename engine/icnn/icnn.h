@@ -25,7 +25,7 @@ struct IcnnOptions {
     TORCH_ARG(int64_t, input_dim);
     TORCH_ARG(int64_t, width) = 128;
     TORCH_ARG(int64_t, layers) = 3;               // number of hidden z layers L
-    TORCH_ARG(std::string, strategy) = "lifter";  // a positivity_strategy_names() entry
+    TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
 };
 
 class IcnnImpl : public torch::nn::Module {

@@ -143,6 +143,13 @@ const std::vector<std::string>& positivity_strategy_names() {
     return names;
 }
 
+const std::string& positivity_name(PositivityMap map) {
+    for (const auto& m : method_registry())
+        if (m.positivity == map && !m.wide) return m.name;
+    throw std::logic_error(std::string("no positivity strategy of map ") +
+                           std::to_string(static_cast<int>(map)) + " is registered");
+}
+
 std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapeList shapes,
                                                     TensorShapeList free_shapes,
                                                     int64_t input_dim) {

@@ -142,6 +142,9 @@ std::unique_ptr<LastLayer> make_head(const MethodSpec& method, int64_t feature_d
                                      int64_t outputs);
 // The positivity strategies' names, in registration order.
 const std::vector<std::string>& positivity_strategy_names();
+// The first registered (not widened) strategy of `map`: the reference lifter for Lifted, direct
+// softplus for Softplus, pgd for Projected. Throws std::logic_error when there is none.
+const std::string& positivity_name(PositivityMap map);
 // Builds the strategy called `name` for constrained tensors of `shapes` and unconstrained ICNN
 // tensors of `free_shapes` (emitted by the lifter family, ignored by the others); `input_dim` is
 // the width d of a conditioning sample. Throws std::invalid_argument naming the valid strategies.

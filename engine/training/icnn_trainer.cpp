@@ -16,13 +16,6 @@ namespace liftlab {
 
 namespace {
 
-// The reference lifter (the first registered lifted strategy): softplus-wide matches its size.
-const std::string& lifter_name() {
-    for (const auto& m : method_registry())
-        if (m.positivity == PositivityMap::Lifted) return m.name;
-    throw std::logic_error("no lifted positivity strategy is registered");
-}
-
 int64_t count_trainable(torch::nn::Module& m) {
     int64_t n = 0;
     for (const auto& p : m.parameters())
@@ -78,7 +71,7 @@ int64_t IcnnTrainer::matched_wide_width(const ExperimentSpec& spec, int64_t inpu
     IcnnImpl lifter(IcnnOptions(input_dim)
                         .width(spec.icnn.width)
                         .layers(spec.icnn.layers)
-                        .strategy(lifter_name()));
+                        .strategy(positivity_name(PositivityMap::Lifted)));
     const int64_t target = count_trainable(lifter);  // φ, Θ_E, b (the template is frozen)
     // Direct softplus with width w: input layer d·w + w, skips (L−1)(d·w + w), w_x d, and the
     // constrained (L−1)w² + w. Increasing in w: take the first width reaching the target.
