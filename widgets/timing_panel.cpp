@@ -35,6 +35,7 @@ TimingPanel::TimingPanel(QWidget* parent) : PlotPanel(parent) {
     error_ = new QCPErrorBars(plot_->xAxis, plot_->yAxis);
     error_->removeFromLegend();
     error_->setPen(QPen(QColor(40, 40, 40), 1.2));
+    error_->setSymbolGap(0);  // one whisker through the top of the bar
     error_->setDataPlottable(total_);
     plot_->legend->setVisible(true);
     plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
