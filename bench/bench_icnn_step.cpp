@@ -4,9 +4,13 @@
 // for pgd, softplus and lifter, printed as JSON lines
 // beside bench/reference_icnn_step.py (the same step in PyTorch). Shoulder tracking is off so
 // both sides do exactly the step.
-// usage: liftlab-bench-icnn THREADS [TRAINING_QUADRATURE_NODES]
+// usage: liftlab-bench-icnn THREADS [TRAINING_QUADRATURE_NODES [METHOD,...]]
+//   (METHOD list: only those, e.g. `lifter` to time one step with farm-bench)
 #include <cstdio>
 #include <cstdlib>
+#include <sstream>
+#include <string>
+#include <vector>
 
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
@@ -25,7 +29,13 @@ int main(int argc, char** argv) {
     spec.diagnostics.shoulder_every = 0;
     spec.diagnostics.trace_coordinates = 0;
     const auto data = liftlab::make_dataset(spec.task);
-    for (const char* name : {"pgd", "softplus", "lifter"}) {
+    std::vector<std::string> methods = {"pgd", "softplus", "lifter"};
+    if (argc > 3) {
+        methods.clear();
+        std::stringstream list(argv[3]);
+        for (std::string m; std::getline(list, m, ',');) methods.push_back(m);
+    }
+    for (const std::string& name : methods) {
         liftlab::MethodSpec method;
         method.name = method.label = name;
         liftlab::IcnnTrainer trainer(spec, method, data, /*seed=*/0);
@@ -35,7 +45,7 @@ int main(int argc, char** argv) {
         std::printf(
             "{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"points\": %d, "
             "\"steps_per_s\": %.2f}\n",
-            name, threads, spec.icnn.train_quadrature_points, 1.0 / s);
+            name.c_str(), threads, spec.icnn.train_quadrature_points, 1.0 / s);
         std::fflush(stdout);
     }
     return 0;

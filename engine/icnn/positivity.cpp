@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <utility>
 
+#include "nn/readout_kernel.h"
+
 namespace liftlab {
 
 namespace {
@@ -88,6 +90,47 @@ std::vector<torch::Tensor> SoftplusPositivity::pre_readout(const torch::Tensor& 
 
 // ---- lifter ----------------------------------------------------------------------------------
 
+namespace {
+
+// y = b + Θ h with Θ held fixed (its gradient g hᵀ is collected by a hook on y, factored):
+// the products on one read of Θ each (nn/readout_kernel.h); ∂ℓ/∂h = Θᵀ g and ∂ℓ/∂b = g.
+struct FactoredReadout : public torch::autograd::Function<FactoredReadout> {
+    static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& h,
+                                 const torch::Tensor& weight, const torch::Tensor& bias) {
+        ctx->save_for_backward({weight});
+        const bool has_bias = bias.numel() > 0;
+        ctx->saved_data["bias"] = has_bias;
+        const auto w = weight.contiguous();
+        if (w.scalar_type() != torch::kFloat32 || h.scalar_type() != torch::kFloat32)
+            return has_bias ? torch::addmv(bias, w, h) : torch::mv(w, h);
+        const auto code = h.contiguous();
+        auto y = torch::empty({w.size(0)}, w.options());
+        const auto b = bias.contiguous();
+        readout_forward(w.data_ptr<float>(), code.data_ptr<float>(),
+                        has_bias ? b.data_ptr<float>() : nullptr, y.data_ptr<float>(), w.size(0),
+                        w.size(1));
+        return y;
+    }
+    static torch::autograd::tensor_list backward(torch::autograd::AutogradContext* ctx,
+                                                 torch::autograd::tensor_list grads) {
+        const auto w = ctx->get_saved_variables()[0].contiguous();
+        const auto g = grads[0].contiguous();
+        torch::Tensor gh;
+        if (w.scalar_type() == torch::kFloat32 && g.scalar_type() == torch::kFloat32) {
+            gh = torch::empty({w.size(1)}, w.options());
+            readout_backward_code(w.data_ptr<float>(), g.data_ptr<float>(), gh.data_ptr<float>(),
+                                  w.size(0), w.size(1));
+        } else {
+            gh = torch::mv(w.t(), g);
+        }
+        const bool bias = ctx->saved_data["bias"].toBool();
+        return {gh, torch::Tensor(), bias ? grads[0] : torch::Tensor()};
+    }
+};
+
+}  // namespace
+
+
 LifterPositivity::LifterPositivity(TensorShapes shapes, TensorShapes free_shapes,
                                    const LifterPositivityOptions& options)
     : PositivityStrategy(std::move(shapes), std::move(free_shapes)), options_(options) {
@@ -142,6 +185,15 @@ torch::Tensor LifterPositivity::body_features(const torch::Tensor& batch) {
     return (h - h.mean()) / (h.std(/*unbiased=*/true) + kStandardiseEps);
 }
 
+std::vector<FactoredWeight> LifterPositivity::factor_gradients() {
+    if (factored_.empty())
+        for (size_t i = 0; i < readouts_.size(); ++i)
+            factored_.push_back(std::make_shared<OuterProductGradient>());
+    std::vector<FactoredWeight> out;
+    for (size_t i = 0; i < readouts_.size(); ++i) out.push_back({readouts_[i]->weight, factored_[i]});
+    return out;
+}
+
 std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& batch) {
     const auto h = body_features(batch);
     const size_t n_constrained = shapes_.size();
@@ -152,8 +204,24 @@ std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& ba
         // Linear on the one pooled code as a matrix–vector product: its backward is an outer
         // product and a gemv, where Linear's (a 1-row gemm) packs and zeroes the whole weight.
         const auto& r = readouts_[i];
-        const auto y =
-            r->bias.defined() ? torch::addmv(r->bias, r->weight, h) : torch::mv(r->weight, h);
+        // Factored: Θ enters detached, its gradient g hᵀ is kept as (g, h) by a hook on the
+        // output (∂ℓ/∂h = Θᵀg and ∂ℓ/∂b = g still flow through autograd).
+        const bool factored = !factored_.empty() && torch::GradMode::is_enabled();
+        // (No slack: an empty bias, as autograd::Function takes defined tensors only.)
+        auto y = factored ? FactoredReadout::apply(h, r->weight.detach(),
+                                                   r->bias.defined() ? r->bias
+                                                                     : torch::empty({0}, h.options()))
+                 : r->bias.defined() ? torch::addmv(r->bias, r->weight, h)
+                                     : torch::mv(r->weight, h);
+        if (factored && !y.requires_grad())
+            throw std::logic_error("lifter: a factored readout's output needs a gradient");
+        if (factored) {
+            std::shared_ptr<OuterProductGradient> slot = factored_[i];
+            const auto code = h.detach().contiguous();
+            y.register_hook([slot, code](const torch::Tensor& g) {
+                slot->terms.emplace_back(g.detach().contiguous(), code);
+            });
+        }
         out.push_back(y.view(shape));
     }
     return out;

@@ -15,6 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "nn/outer_product_gradient.h"
+
 namespace liftlab {
 
 using TensorShapes = std::vector<std::vector<int64_t>>;
@@ -49,6 +51,11 @@ public:
     // true when the constrained readouts have a slack bias b (the lifter, nobody, decoupled):
     // σ²_Jac contracts with J_b; without a slack it is a structural zero (METHODS.md).
     virtual bool has_slack() const { return false; }
+    // Asks the strategy to deliver the gradients of its outer-product weights in factored form
+    // (nn/outer_product_gradient.h) from now on; returns those weights with their collectors
+    // (empty: it has none, every gradient stays dense). Their .grad() is then never set: only an
+    // optimizer that reads the collectors (FusedAdam::factored) may train them.
+    virtual std::vector<FactoredWeight> factor_gradients() { return {}; }
 
     const TensorShapes& shapes() const { return shapes_; }
     const TensorShapes& free_shapes() const { return free_shapes_; }
@@ -109,6 +116,8 @@ public:
     bool reads_independent_batch() const override { return options_.decoupled(); }
     bool emits_free() const override { return true; }
     bool has_slack() const override { return options_.slack(); }
+    // Every readout weight Θ (θ̃ = b + Θ h): ∂ℓ/∂Θ = g hᵀ.
+    std::vector<FactoredWeight> factor_gradients() override;
 
     // The standardised 96-vector h_φ(X) (or the learned constant for lifter-nobody).
     torch::Tensor body_features(const torch::Tensor& batch);
@@ -121,6 +130,8 @@ private:
     torch::nn::Sequential body_{nullptr};
     torch::Tensor constant_h_;
     std::vector<torch::nn::Linear> readouts_;  // constrained first, then free
+    // One per readout once factor_gradients() was called (empty: dense gradients).
+    std::vector<std::shared_ptr<OuterProductGradient>> factored_;
     torch::Tensor independent_batch_;
 };
 

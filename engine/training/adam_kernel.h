@@ -19,4 +19,12 @@ void adam_update(float* p, float* m, float* v, const float* g, int64_t n,
 void adam_update(double* p, double* m, double* v, const double* g, int64_t n,
                  const AdamCoefficients& k);
 
+// The same update of a rows × cols parameter whose gradient is Σ_k g[k·rows + i] h[k·cols + j]
+// (K outer-product terms), formed element by element; with K = 1 each gradient entry is the one
+// product g_i h_j, exactly as the dense outer product would hold it.
+void adam_update_outer(float* p, float* m, float* v, int64_t rows, int64_t cols, const float* g,
+                       const float* h, int64_t K, const AdamCoefficients& k);
+void adam_update_outer(double* p, double* m, double* v, int64_t rows, int64_t cols,
+                       const double* g, const double* h, int64_t K, const AdamCoefficients& k);
+
 }  // namespace liftlab

@@ -26,17 +26,36 @@ FusedAdam::FusedAdam(std::vector<torch::Tensor> params, double lr, double beta1,
         m_.push_back(torch::zeros_like(p));
         v_.push_back(torch::zeros_like(p));
     }
+    factored_.resize(params_.size());
+}
+
+void FusedAdam::factored(const std::vector<FactoredWeight>& weights) {
+    for (const auto& w : weights) {
+        size_t i = 0;
+        while (i < params_.size() &&
+               params_[i].unsafeGetTensorImpl() != w.weight.unsafeGetTensorImpl())
+            ++i;
+        if (i == params_.size() || w.weight.dim() != 2)
+            throw std::invalid_argument("FusedAdam::factored: not a 2-D parameter of this optimizer");
+        factored_[i] = w.gradient;
+    }
 }
 
 void FusedAdam::zero_grad() {
     for (auto& p : params_) p.mutable_grad() = torch::Tensor();
+    for (auto& f : factored_)
+        if (f) f->clear();
 }
 
 double FusedAdam::step(double max_norm) {
     torch::NoGradGuard no_grad;
     double sq = 0;
-    for (const auto& p : params_) {
-        const auto& g = p.grad();
+    for (size_t i = 0; i < params_.size(); ++i) {
+        if (factored_[i] && !factored_[i]->empty()) {
+            sq += factored_[i]->squared_norm();
+            continue;
+        }
+        const auto& g = params_[i].grad();
         if (!g.defined()) continue;
         const double n = g.norm().item<double>();
         sq += n * n;
@@ -55,6 +74,10 @@ double FusedAdam::step(double max_norm) {
     k.eps = eps_;
     for (size_t i = 0; i < params_.size(); ++i) {
         auto& p = params_[i];
+        if (factored_[i] && !factored_[i]->empty()) {
+            update_factored(i, k);
+            continue;
+        }
         if (!p.grad().defined()) continue;  // as torch's Adam: no gradient, no update
         const auto g = p.grad().to(p.scalar_type()).contiguous();
         if (p.scalar_type() == torch::kFloat32)
@@ -65,6 +88,29 @@ double FusedAdam::step(double max_norm) {
                         g.data_ptr<double>(), p.numel(), k);
     }
     return norm;
+}
+
+void FusedAdam::update_factored(size_t i, const AdamCoefficients& k) {
+    auto& p = params_[i];
+    const int64_t rows = p.size(0), cols = p.size(1);
+    const auto& terms = factored_[i]->terms;
+    // Factors stacked: g as K × rows, h as K × cols, in the parameter's dtype.
+    std::vector<torch::Tensor> gs, hs;
+    for (const auto& [g, h] : terms) {
+        if (g.numel() != rows || h.numel() != cols)
+            throw std::logic_error("FusedAdam: a factored gradient does not match its parameter");
+        gs.push_back(g.reshape({rows}).to(p.scalar_type()));
+        hs.push_back(h.reshape({cols}).to(p.scalar_type()));
+    }
+    const auto g = torch::stack(gs).contiguous(), h = torch::stack(hs).contiguous();
+    const auto K = static_cast<int64_t>(terms.size());
+    if (p.scalar_type() == torch::kFloat32)
+        adam_update_outer(p.data_ptr<float>(), m_[i].data_ptr<float>(), v_[i].data_ptr<float>(),
+                          rows, cols, g.data_ptr<float>(), h.data_ptr<float>(), K, k);
+    else
+        adam_update_outer(p.data_ptr<double>(), m_[i].data_ptr<double>(),
+                          v_[i].data_ptr<double>(), rows, cols, g.data_ptr<double>(),
+                          h.data_ptr<double>(), K, k);
 }
 
 }  // namespace liftlab

@@ -15,6 +15,8 @@
 
 #include <vector>
 
+#include "nn/outer_product_gradient.h"
+
 namespace liftlab {
 
 class FusedAdam {
@@ -22,14 +24,22 @@ public:
     FusedAdam(std::vector<torch::Tensor> params, double lr, double beta1 = 0.9,
               double beta2 = 0.999, double eps = 1e-8);
 
-    // Drops every gradient (backward then writes fresh ones without a zeroing pass).
+    // Parameters (already given to the constructor) whose gradients arrive factored, Σ g_k h_kᵀ
+    // (nn/outer_product_gradient.h): their update forms each g_i h_j in the same pass over
+    // (p, m, v), and the norm comes from the factors. Bit for bit the dense update with one term.
+    void factored(const std::vector<FactoredWeight>& weights);
+    // Drops every gradient, dense and factored (backward then writes fresh ones without a
+    // zeroing pass).
     void zero_grad();
     // One Adam step; max_norm > 0 clips the global gradient norm first. Returns that norm.
     double step(double max_norm = 0.0);
     int64_t steps() const { return t_; }
 
 private:
+    void update_factored(size_t i, const struct AdamCoefficients& k);
+
     std::vector<torch::Tensor> params_, m_, v_;
+    std::vector<std::shared_ptr<OuterProductGradient>> factored_;  // per parameter, or null
     double lr_, beta1_, beta2_, eps_;
     int64_t t_ = 0;
 };

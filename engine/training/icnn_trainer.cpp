@@ -102,9 +102,11 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
 
     const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
     auto params = model_->parameters();
-    if (spec.optimizer.kind == "adam")  // torch's Adam update, fused (training/fused_adam.h)
+    if (spec.optimizer.kind == "adam") {  // torch's Adam update, fused (training/fused_adam.h)
         adam_ = std::make_unique<FusedAdam>(params, lr);
-    else
+        // The lifter's readout gradients g hᵀ stay factored (nn/outer_product_gradient.h).
+        adam_->factored(icnn_->strategy().factor_gradients());
+    } else
         optimizer_ = make_optimizer(spec.optimizer, lr, params);
 
     int64_t coords = 0;

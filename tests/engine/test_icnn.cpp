@@ -12,10 +12,12 @@
 
 #include "icnn/icnn.h"
 #include "icnn/positivity.h"
+#include "nn/readout_kernel.h"
 #include "test_helpers.h"
 
 using liftlab::Icnn;
 using liftlab::IcnnOptions;
+using liftlab::FactoredWeight;
 using liftlab::make_positivity;
 using liftlab::positivity_strategy_names;
 using liftlab::test::has;
@@ -401,4 +403,65 @@ TEST_F(IcnnTest, SlackGradientEqualsThePreReadoutGradient) {
         const auto slack_grad = strategy.readout_layer(i)->bias.grad().reshape(g[i].sizes());
         EXPECT_LT(relative_error(slack_grad, g[i]), 1e-10) << "tensor " << i;
     }
+}
+
+// Factored readouts (nn/outer_product_gradient.h, nn/readout_kernel.h): for every lifter variant,
+// the collected g hᵀ equals the dense ∂ℓ/∂Θ that autograd gives the same network, and every other
+// gradient (body φ, slack b, free readouts' biases) agrees — to float32 rounding, since the
+// readout products sum in their own order; Θ itself then has no dense gradient.
+TEST_F(IcnnTest, FactoredReadoutGradientsEqualTheDenseOnes) {
+    for (const std::string name : {"lifter", "lifter-noslack", "lifter-nobody", "lifter-decoupled"}) {
+        torch::manual_seed(11);
+        Icnn dense(IcnnOptions(kDim).width(8).layers(3).strategy(name));
+        torch::manual_seed(11);
+        Icnn fact(IcnnOptions(kDim).width(8).layers(3).strategy(name));
+        const auto factored = fact->strategy().factor_gradients();
+        ASSERT_EQ(factored.size(), fact->strategy().constrained_count() +
+                                       fact->strategy().free_shapes().size());
+        torch::manual_seed(12);
+        const auto x = torch::randn({16, kDim}), x2 = torch::randn({16, kDim});
+        for (Icnn* net : {&dense, &fact}) {
+            (*net)->strategy().set_independent_batch(x2);
+            (*net)->energy(x, x).sum().backward();
+        }
+        const auto pd = dense->named_parameters(), pf = fact->named_parameters();
+        for (const auto& item : pd) {
+            const auto& g_dense = item.value().grad();
+            const auto& g_fact = pf[item.key()].grad();
+            const FactoredWeight* fw = nullptr;
+            for (const auto& f : factored)
+                if (f.weight.unsafeGetTensorImpl() == pf[item.key()].unsafeGetTensorImpl())
+                    fw = &f;
+            if (!g_dense.defined()) continue;  // the frozen template
+            if (fw) {
+                EXPECT_FALSE(g_fact.defined()) << name << " " << item.key();
+                ASSERT_EQ(fw->gradient->terms.size(), 1u) << name << " " << item.key();
+                EXPECT_LT(relative_error(fw->gradient->dense(), g_dense, 1e-6), 1e-4)
+                    << name << " " << item.key();
+            } else {
+                ASSERT_TRUE(g_fact.defined()) << name << " " << item.key();
+                EXPECT_LT(relative_error(g_fact, g_dense, 1e-6), 1e-4) << name << " " << item.key();
+            }
+        }
+    }
+}
+
+// The readout kernels against the products they replace: y = b + W h and Wᵀ g on a lifter-like
+// skinny shape (cols not a multiple of the 8 lanes), float32 to rounding.
+TEST(ReadoutKernel, MatchesTheMatrixVectorProducts) {
+    torch::manual_seed(21);
+    const int64_t rows = 1000, cols = 99;
+    const auto w = torch::randn({rows, cols}), h = torch::randn({cols}), b = torch::randn({rows});
+    const auto g = torch::randn({rows});
+    auto y = torch::empty({rows}), y0 = torch::empty({rows}), gh = torch::empty({cols});
+    liftlab::readout_forward(w.data_ptr<float>(), h.data_ptr<float>(), b.data_ptr<float>(),
+                             y.data_ptr<float>(), rows, cols);
+    liftlab::readout_forward(w.data_ptr<float>(), h.data_ptr<float>(), nullptr,
+                             y0.data_ptr<float>(), rows, cols);
+    liftlab::readout_backward_code(w.data_ptr<float>(), g.data_ptr<float>(), gh.data_ptr<float>(),
+                                   rows, cols);
+    const auto f64 = [](const torch::Tensor& t) { return t.to(torch::kFloat64); };
+    EXPECT_LT(relative_error(f64(y), f64(b) + f64(w).mv(f64(h))), 1e-5);
+    EXPECT_LT(relative_error(f64(y0), f64(w).mv(f64(h))), 1e-5);
+    EXPECT_LT(relative_error(f64(gh), f64(w).t().mv(f64(g))), 1e-5);
 }
