@@ -9,6 +9,20 @@ points=${1:-512}
 bash scripts/build.sh dev liftlab-bench-steps liftlab-bench-prox liftlab-bench-icnn \
   liftlab-bench-gui >/dev/null
 bin=build/dev/bench
+# Both sides load the same OpenBLAS. Where it falls back to its SSE3 "Prescott" kernels on a CPU
+# it does not know, the lab's front ends ask for better ones (engine/core/blas_core.h); the
+# benchmarks get the same kernels, for LiftLab and PyTorch alike, through the environment.
+if [ -z "${OPENBLAS_CORETYPE:-}" ] && [ "${LIFTLAB_BLAS_CORETYPE:-}" != keep ]; then
+  core=$(/usr/bin/python3 -c 'import ctypes; f = ctypes.CDLL("libblas.so.3").openblas_get_corename
+f.restype = ctypes.c_char_p; print(f().decode())' 2>/dev/null || true)
+  flags=$(grep -m1 '^flags' /proc/cpuinfo || true)
+  has() { for f in "$@"; do [[ " $flags " == *" $f "* ]] || return 1; done; }
+  if [ "$core" = Prescott ]; then
+    if has avx512f avx512bw avx512dq avx512vl; then export OPENBLAS_CORETYPE=SkylakeX
+    elif has avx2 fma; then export OPENBLAS_CORETYPE=Haswell; fi
+  fi
+fi
+echo "OpenBLAS kernels: ${OPENBLAS_CORETYPE:-as detected}"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 ratios() {  # prints method, threads, LiftLab, PyTorch, ratio for two JSON-lines files

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "core/blas_core.h"
 #include "liftlab_config.h"
 
 namespace liftlab {
@@ -41,7 +42,8 @@ nlohmann::json version_info() {
             {"nlohmann_json", std::to_string(NLOHMANN_JSON_VERSION_MAJOR) + "." +
                                   std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
                                   std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
-            {"blas", blas_library()}};
+            {"blas", blas_library()},
+            {"blas_core", blas_core_name()}};
 }
 
 }  // namespace liftlab

@@ -23,6 +23,11 @@ run)
   [ -d "$dir" ] || fail "printed path '$dir' is not a folder"
   json_check "$dir/summary.json" 'd["status"]=="ok" and len(d["runs"])==4 and all(r["status"]=="ok" and r["batch_size"]==8 and r["final"]["test_loss"]>0 for r in d["runs"])'
   json_check "$dir/spec.json" 'd["batch_size"]==8 and d["steps"]==60 and "libtorch" in d["versions"]'
+  # OpenBLAS's kernels are recorded; on a CPU with AVX2 + FMA they are never the SSE3 fallback.
+  json_check "$dir/spec.json" '"blas_core" in d["versions"]'
+  if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+    json_check "$dir/spec.json" 'd["versions"]["blas_core"] != "Prescott"'
+  fi
   [ "$(head -1 "$dir/metrics.csv")" = "step,method,seed,metric,value" ] || fail "metrics header"
   [ -s "$dir/figures/test_loss.png" ] || fail "no loss-curve figure"
   grep -q "progress 100%" err.txt || fail "no progress lines on a non-terminal: $(cat err.txt)"
