@@ -39,7 +39,9 @@ echo "== cf-regression training steps/s: LiftLab (LibTorch C++) vs PyTorch (pyth
 printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
 for t in 1 2; do
   "$bin/liftlab-bench-steps" $t >"$tmp/cpp.json"
-  /usr/bin/python3 bench/reference_steps.py $t >"$tmp/py.json"
+  # OpenBLAS's own pool at the same size as torch's, as LiftLab's set_compute_threads does (left
+  # at one thread per core, its spinning workers slowed PyTorch 2.6× on a busy machine).
+  OPENBLAS_NUM_THREADS=$t /usr/bin/python3 bench/reference_steps.py $t >"$tmp/py.json"
   ratios $t "$tmp/cpp.json" "$tmp/py.json"
 done
 echo
@@ -47,7 +49,7 @@ echo "== icnn-ebm-1d training steps/s ($points Gauss–Legendre nodes): LiftLab 
 printf "%-8s %7s %14s %14s %8s\n" method threads liftlab pytorch ratio
 for t in 1 2; do
   "$bin/liftlab-bench-icnn" $t "$points" >"$tmp/cpp.json"
-  /usr/bin/python3 bench/reference_icnn_step.py $t "$points" >"$tmp/py.json"
+  OPENBLAS_NUM_THREADS=$t /usr/bin/python3 bench/reference_icnn_step.py $t "$points" >"$tmp/py.json"
   ratios $t "$tmp/cpp.json" "$tmp/py.json"
 done
 echo
