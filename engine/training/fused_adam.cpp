@@ -90,6 +90,20 @@ double FusedAdam::step(double max_norm) {
     return norm;
 }
 
+FusedAdamOptimizer::FusedAdamOptimizer(std::vector<torch::Tensor> params, double lr)
+    : torch::optim::Optimizer(params, std::make_unique<torch::optim::AdamOptions>(lr)),
+      fused_(std::move(params), lr) {}
+
+torch::Tensor FusedAdamOptimizer::step(LossClosure closure) {
+    torch::Tensor loss;
+    if (closure) {
+        torch::AutoGradMode enable(true);
+        loss = closure();
+    }
+    fused_.step(/*max_norm=*/0.0);
+    return loss;
+}
+
 void FusedAdam::update_factored(size_t i, const AdamCoefficients& k) {
     auto& p = params_[i];
     const int64_t rows = p.size(0), cols = p.size(1);

@@ -44,4 +44,16 @@ private:
     int64_t t_ = 0;
 };
 
+// FusedAdam behind torch::optim::Optimizer, for the trainers that hold a torch optimizer
+// (make_optimizer's "adam" on CPU parameters): zero_grad and param_groups are torch's, step() is
+// the one fused pass without clipping. The learning rate is fixed at construction.
+class FusedAdamOptimizer : public torch::optim::Optimizer {
+public:
+    FusedAdamOptimizer(std::vector<torch::Tensor> params, double lr);
+    torch::Tensor step(LossClosure closure = nullptr) override;
+
+private:
+    FusedAdam fused_;
+};
+
 }  // namespace liftlab

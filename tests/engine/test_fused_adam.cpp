@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include "training/fused_adam.h"
+#include "training/optimizer_factory.h"
 
 namespace {
 
@@ -126,4 +127,30 @@ TEST(FactoredGradient, RefusesAParameterItDoesNotTrain) {
     liftlab::FusedAdam adam({w}, 1e-2);
     EXPECT_THROW(adam.factored({{other, std::make_shared<liftlab::OuterProductGradient>()}}),
                  std::invalid_argument);
+}
+
+// make_optimizer's adam on CPU parameters is FusedAdam behind torch's Optimizer interface: the
+// same trajectory as torch::optim::Adam (float64, 1e-12), zero_grad and param_groups included.
+TEST(FusedAdam, OptimizerFaceMatchesTorchAdam) {
+    torch::manual_seed(1);
+    const auto a = torch::randn({64, 16}, torch::kFloat64), y = torch::randn({64}, torch::kFloat64);
+    auto ours = fresh_parameters(torch::kFloat64), theirs = fresh_parameters(torch::kFloat64);
+    auto fused = liftlab::make_optimizer("adam", 1e-2, 0.0, ours);
+    ASSERT_NE(dynamic_cast<liftlab::FusedAdamOptimizer*>(fused.get()), nullptr);
+    EXPECT_EQ(fused->param_groups().front().params().size(), ours.size());
+    torch::optim::Adam adam(theirs, torch::optim::AdamOptions(1e-2));
+    for (int i = 0; i < 30; ++i) {
+        fused->zero_grad();
+        loss_of(ours, a, y, 1.0).backward();
+        fused->step();
+        adam.zero_grad();
+        loss_of(theirs, a, y, 1.0).backward();
+        adam.step();
+    }
+    for (size_t i = 0; i < ours.size(); ++i)
+        EXPECT_LT((ours[i] - theirs[i]).abs().max().item<double>(), 1e-12);
+    // Parameters FusedAdam cannot take (not contiguous) get LibTorch's Adam.
+    auto strided = torch::randn({4, 4}, torch::kFloat64).t().requires_grad_();
+    auto fallback = liftlab::make_optimizer("adam", 1e-2, 0.0, {strided});
+    EXPECT_NE(dynamic_cast<torch::optim::Adam*>(fallback.get()), nullptr);
 }
