@@ -3,6 +3,7 @@
 // it fires; the longest lateness is the longest event-loop stall a user could feel (target:
 // < 20 ms). Then curves of 10⁶ points: time of a full replot of the curve panel (target: < 30 ms).
 // usage: liftlab-bench-gui [seconds=15] [dense.png]   (offscreen by default; prints two tables)
+// Also printed: each panel's longest replot; LIFTLAB_BENCH_REPLOTS=1 lists every replot over 10 ms.
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QElapsedTimer>
@@ -11,7 +12,9 @@
 #include <QVector>
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstdio>
+#include <map>
 #include <random>
 #include <vector>
 
@@ -64,6 +67,30 @@ int main(int argc, char** argv) {
     int points = 0;
     QObject::connect(window.session(), &liftlab::TrainingSession::pointsArrived,
                      [&](const QVector<liftlab::SessionPoint>& p) { points += p.size(); });
+    // The longest replot of every plot in the window (QCustomPlot measures its own), to tell
+    // which redraw a stall comes from.
+    std::map<QString, double> longestReplot;
+    for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
+        QString name;
+        for (QObject* o = plot; o && name.isEmpty(); o = o->parent())
+            if (!QString::fromLatin1(o->metaObject()->className()).startsWith(QLatin1String("Q")))
+                name = QString::fromLatin1(o->metaObject()->className());
+        QObject::connect(plot, &QCustomPlot::afterReplot, [&, plot, name] {
+            double& worst = longestReplot[name];
+            worst = std::max(worst, plot->replotTime(false));
+            if (std::getenv("LIFTLAB_BENCH_REPLOTS") && plot->replotTime(false) > 10) {
+                int n = 0, graphs = 0;
+                for (int i = 0; i < plot->graphCount(); ++i)
+                    if (plot->graph(i)->visible()) {
+                        n += plot->graph(i)->dataCount();
+                        ++graphs;
+                    }
+                std::fprintf(stderr, "replot %s %.1f ms at %.2f s: %d graphs, %d points\n",
+                             qPrintable(name), plot->replotTime(false), clock.nsecsElapsed() / 1e9,
+                             graphs, n);
+            }
+        });
+    }
     window.startRun();
     clock.start();
     tick.start(kTickMs);
@@ -78,6 +105,8 @@ int main(int argc, char** argv) {
         "plotted) ==\n",
         seconds, lateness.size(), kTickMs, points);
     std::printf("%-28s %10.2f ms\n", "median lateness", percentile(lateness, 0.5));
+    for (const auto& [name, ms] : longestReplot)
+        std::printf("  longest replot %-28s %7.2f ms\n", qPrintable(name), ms);
     std::printf("%-28s %10.2f ms\n", "99th percentile lateness", percentile(lateness, 0.99));
     const double worst =
         lateness.empty() ? NAN : *std::max_element(lateness.begin(), lateness.end());

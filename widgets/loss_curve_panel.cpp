@@ -7,6 +7,7 @@
 #include <QFontMetrics>
 #include <QGuiApplication>
 #include <QMenu>
+#include <QPainter>
 #include <QSaveFile>
 #include <QTextStream>
 #include <QVBoxLayout>
@@ -31,7 +32,11 @@ constexpr int kBandAlpha = 45;          // bands stay behind the curves and do n
 const QString kBandLayer = QStringLiteral("bands");
 constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close to it
 constexpr int kInsetLegendMax = 6;
-constexpr int kMarkerMaxPoints = 400;  // more points than this: lines only  // more entries than
+constexpr int kMarkerMaxPoints = 400;  // more points than this: lines only
+// From this many points on, markers are one pre-drawn disc image per curve instead of an
+// antialiased ellipse per point: a live run's curves with a few hundred points each took 40 ms
+// per replot with ellipses (bench_gui_responsiveness, issue 12), most of it the markers.
+constexpr int kPixmapMarkersFrom = 48;  // more entries than
                                        // this would cover the curves: move aside
 const QString kRawLayer = QStringLiteral("raw");  // between the bands and the smoothed curves
 const QString kOverlayLayer = QStringLiteral("overlay");
@@ -197,11 +202,33 @@ void LossCurvePanel::applySeriesStyle(Series& s) {
 // Markers keep sparse log points visible; on dense curves they only cost time (QCustomPlot's
 // adaptive sampling thins lines to the pixel grid, not scatter symbols), so they go away.
 void LossCurvePanel::updateMarkers(Series& s) {
-    const bool dense = s.graph->dataCount() > kMarkerMaxPoints;
+    const int n = s.graph->dataCount();
+    const bool dense = n > kMarkerMaxPoints;
     const int size = smoothing_ > 0 ? 3 : 4;
-    const auto shape = dense ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc;
-    if (s.graph->scatterStyle().shape() != shape || s.graph->scatterStyle().size() != size)
-        s.graph->setScatterStyle(QCPScatterStyle(shape, size));
+    const int mode = dense ? 0 : n >= kPixmapMarkersFrom ? 2 : 1;  // none, ellipses, images
+    const QColor colour = s.graph->pen().color();
+    if (mode != s.markerMode || size != s.markerSize || colour.rgba() != s.markerColour) {
+        s.markerMode = mode;
+        s.markerSize = size;
+        s.markerColour = colour.rgba();
+        if (mode == 2) {
+            // Drawn at twice the size and shown at half: crisp on high-density screens too.
+            constexpr qreal kScale = 2.0;
+            QPixmap disc(QSize(size + 1, size + 1) * kScale);
+            disc.setDevicePixelRatio(kScale);
+            disc.fill(Qt::transparent);
+            QPainter painter(&disc);
+            painter.setRenderHint(QPainter::Antialiasing);
+            painter.setPen(Qt::NoPen);
+            painter.setBrush(colour);
+            painter.drawEllipse(QRectF(0.5, 0.5, size, size));
+            painter.end();
+            s.graph->setScatterStyle(QCPScatterStyle(disc));
+        } else {
+            s.graph->setScatterStyle(
+                QCPScatterStyle(mode == 0 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, size));
+        }
+    }
     // Adaptive sampling keeps each pixel column's extremes, so a noisy dense curve is thousands
     // of near-vertical segments: antialiasing them is most of the redraw time (measured by
     // bench/bench_gui_responsiveness.cpp), and invisible at that density.

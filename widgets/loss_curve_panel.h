@@ -123,6 +123,8 @@ private:
         double emaLast = 0.0;      // EMA state after the last point
         int emaCount = 0;
         QVector<double> bandSteps, bandLoValues, bandHiValues;
+        int markerMode = -1, markerSize = 0;  // the markers drawn now (updateMarkers)
+        QRgb markerColour = 0;
     };
 
     Series& ensureSeries(const QString& method);
