@@ -292,11 +292,11 @@ std::pair<torch::Tensor, torch::Tensor> mixture_sample(const AffineCouplingFlowI
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto weights = torch::tensor(base.weights, torch::kFloat64);
     const auto component = torch::multinomial(weights, m, /*replacement=*/true, gen);
-    const auto sd = torch::tensor(base.variances, torch::kFloat64).sqrt().index_select(0, component);
+    const auto sd =
+        torch::tensor(base.variances, torch::kFloat64).sqrt().index_select(0, component);
     const auto z = torch::randn({m, flow.options().dim()}, gen, torch::kFloat64) * sd.unsqueeze(1);
     const auto [x, log_det] = flow.decode(z);
-    return {x.to(torch::kFloat64),
-            mixture_base_log_density(z, base) - log_det.to(torch::kFloat64)};
+    return {x.to(torch::kFloat64), mixture_base_log_density(z, base) - log_det.to(torch::kFloat64)};
 }
 
 AffineCouplingFlow clone_flow(const AffineCouplingFlowImpl& flow) {
@@ -331,9 +331,9 @@ EnergyFit fit_flow_to_energy(AffineCouplingFlowImpl& flow,
         const auto [x, log_q] = mixture_sample(flow, o.probe_samples, probe_seed++, o.base);
         std::vector<torch::Tensor> parts;
         for (int64_t i = 0; i < x.size(0); i += kChunk)
-            parts.push_back(energy(x.narrow(0, i, std::min(kChunk, x.size(0) - i))
-                                       .to(torch::kFloat32))
-                                .to(torch::kFloat64));
+            parts.push_back(
+                energy(x.narrow(0, i, std::min(kChunk, x.size(0) - i)).to(torch::kFloat32))
+                    .to(torch::kFloat64));
         return effective_sample_size(torch::cat(parts), log_q) /
                static_cast<double>(o.probe_samples);
     };

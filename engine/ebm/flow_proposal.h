@@ -121,20 +121,20 @@ std::pair<torch::Tensor, torch::Tensor> mixture_sample(const AffineCouplingFlowI
 // kept, and the fit stops once it reaches `target_ess`. Step sizes are cosine-decayed from `lr`
 // to lr/10 over max_steps.
 struct EnergyFitOptions {
-    int max_steps = 1000;       // Adam steps at most (0: only the probe)
-    int batch = 256;            // reparameterised draws per step
-    double lr = 1e-3;           // Adam step size (decayed to lr/10)
-    int check_every = 50;       // steps between probe-ESS checks
+    int max_steps = 1000;  // Adam steps at most (0: only the probe)
+    int batch = 256;       // reparameterised draws per step
+    double lr = 1e-3;      // Adam step size (decayed to lr/10)
+    int check_every = 50;  // steps between probe-ESS checks
     int64_t probe_samples = 4096;
-    double target_ess = 0.5;    // stop once the probe ESS fraction reaches this (> 1: never)
-    double base_variance = 1.0; // τ² of the reparameterised draws
-    BaseMixture base;           // the proposal whose ESS is probed
-    uint64_t seed = 0;          // draws of the steps and the probes
+    double target_ess = 0.5;     // stop once the probe ESS fraction reaches this (> 1: never)
+    double base_variance = 1.0;  // τ² of the reparameterised draws
+    BaseMixture base;            // the proposal whose ESS is probed
+    uint64_t seed = 0;           // draws of the steps and the probes
 };
 struct EnergyFit {
-    int steps = 0;                   // Adam steps taken
-    double start_ess_fraction = 0;   // probe ESS fraction before the first step
-    double ess_fraction = 0;         // probe ESS fraction of the kept flow
+    int steps = 0;                  // Adam steps taken
+    double start_ess_fraction = 0;  // probe ESS fraction before the first step
+    double ess_fraction = 0;        // probe ESS fraction of the kept flow
 };
 // `energy` maps float32 rows (n × dim, may require grad) to their energies (n), differentiable in
 // the rows. Modifies `flow` in place (its parameters must require grad).

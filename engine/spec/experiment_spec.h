@@ -104,8 +104,8 @@ struct IcnnSpec {
     int flow_refine_steps = 0;
     double flow_refine_lr = 1e-4;
     // flow proposal, adapted to the EBM (density_models.cpp, engine/ebm/flow_proposal.h): at every
-    // evaluation a copy of the flow (warm-started from the previous evaluation's, the first from the
-    // data fit) is fitted to the current exp(−E) by at most proposal_adapt_steps Adam steps of
+    // evaluation a copy of the flow (warm-started from the previous evaluation's, the first from
+    // the data fit) is fitted to the current exp(−E) by at most proposal_adapt_steps Adam steps of
     // reverse KL (batch proposal_adapt_batch, lr proposal_adapt_lr), stopping once the ESS fraction
     // of 4096 probe draws reaches proposal_adapt_target_ess; log Z is then estimated from the
     // defensive mixture (1 − w) flow(N(0, I)) + w flow(N(0, proposal_defensive_inflate · I)),

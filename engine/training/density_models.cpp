@@ -288,7 +288,8 @@ public:
         const auto e_q = icnn_->energy_with_weights(step_samples_, constrained).to(torch::kFloat64);
         const auto e = icnn_->energy_with_weights(x, constrained).to(torch::kFloat64);
         // The EBM moves between evaluations: once the training draws' ESS fraction falls below
-        // a fifth of the adaptation's target, the adapted proposal is refitted before the next step.
+        // a fifth of the adaptation's target, the adapted proposal is refitted before the next
+        // step.
         if (proposal_.trains_on_adapted() &&
             effective_sample_size(e_q, step_log_q_) / static_cast<double>(e_q.size(0)) <
                 spec_.icnn.proposal_adapt_target_ess / 5)

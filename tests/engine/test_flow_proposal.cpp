@@ -261,14 +261,15 @@ TEST(FlowProposal, MixtureSamplesCarryTheirDensityAndTheDensityIntegratesToOne) 
     const double h = 32.0 / 320;
     const auto mesh = torch::meshgrid({axis, axis}, "ij");
     const auto pts = torch::stack({mesh[0].reshape(-1), mesh[1].reshape(-1)}, 1);
-    const double mass = liftlab::mixture_log_prob(*flow, pts, base).exp().sum().item<double>() * h * h;
+    const double mass =
+        liftlab::mixture_log_prob(*flow, pts, base).exp().sum().item<double>() * h * h;
     EXPECT_NEAR(mass, 1.0, 0.02);
 }
 
 TEST(FlowProposal, EnergyFitFromAMismatchedStartGivesLogZWithinItsStandardError) {
     // A 16-D correlated Gaussian energy, mean ≈ 1, and a flow that starts as N(0, I): the start's
-    // ESS fraction is below 1 %. Reverse KL must lift the probe ESS above 50 % (the target), and the
-    // defensive mixture's log Z on 20 000 fresh draws must agree with the analytic value within
+    // ESS fraction is below 1 %. Reverse KL must lift the probe ESS above 50 % (the target), and
+    // the defensive mixture's log Z on 20 000 fresh draws must agree with the analytic value within
     // 5 reported standard errors (plus the Jensen bias se²), the error itself below 0.05 nats.
     const int64_t d = 16;
     const GaussianEnergy energy(d, 31);
@@ -321,8 +322,8 @@ TEST(FlowProposal, EnergyFitKeepsTheBestFlowAndZeroStepsOnlyProbes) {
             liftlab::EnergyFitOptions bad;
             bad.base.weights = {0.5, 0.4};
             bad.base.variances = {1.0, 2.0};
-            liftlab::fit_flow_to_energy(*flow, [&](const torch::Tensor& x) { return energy(x); },
-                                        bad);
+            liftlab::fit_flow_to_energy(
+                *flow, [&](const torch::Tensor& x) { return energy(x); }, bad);
         },
         "sum to 1");
 }
