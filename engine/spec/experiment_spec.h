@@ -116,8 +116,10 @@ struct IcnnSpec {
     double proposal_adapt_target_ess = 0.5;
     double proposal_defensive_weight = 0.1;
     double proposal_defensive_inflate = 4.0;
-    // Also draw the training-step importance samples from the adapted mixture (refitted at every
-    // evaluation and before the first step) instead of the data fit.
+    // Also draw the training-step importance samples from the adapted mixture instead of the data
+    // fit. It is fitted before the first step, refitted at every evaluation, and refitted (at most
+    // proposal_adapt_steps / 10 steps) whenever a step's draws have an ESS fraction below
+    // proposal_adapt_target_ess / 5.
     bool proposal_adapt_train = false;
     // cpflow-toy: liftlab (our ICNN and CpFlow, engine/flows/cp_flow.h) | cpflow-published (the
     // published toy recipe: ActNorm + one convex block of the input-augmented ICNN, width =
