@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "data/tensor_cache.h"
+#include "ebm/importance.h"
 
 namespace liftlab {
 
@@ -245,6 +246,137 @@ FlowFit fit_flow_proposal(const torch::Tensor& data, const AffineCouplingFlowOpt
         to_store.push_back(torch::tensor(out.train_nll, torch::kFloat64));
         store_keyed_tensors(path, key, to_store);
     }
+    return out;
+}
+
+namespace {
+
+void check_mixture(const BaseMixture& b) {
+    require(!b.weights.empty() && b.weights.size() == b.variances.size(),
+            "a base mixture needs as many weights as variances, at least one");
+    double sum = 0;
+    for (double w : b.weights) {
+        require(std::isfinite(w) && w > 0, "base mixture weights must be positive and finite");
+        sum += w;
+    }
+    require(std::abs(sum - 1.0) < 1e-9, "base mixture weights must sum to 1");
+    for (double v : b.variances)
+        require(std::isfinite(v) && v > 0, "base mixture variances must be positive and finite");
+}
+
+// log Σ_k α_k N(z; 0, τ_k² I) per row of z (float64).
+torch::Tensor mixture_base_log_density(const torch::Tensor& z, const BaseMixture& b) {
+    if (b.weights.size() == 1) return isotropic_gaussian_log_density(z, b.variances[0]);
+    std::vector<torch::Tensor> terms;
+    for (size_t k = 0; k < b.weights.size(); ++k)
+        terms.push_back(std::log(b.weights[k]) + isotropic_gaussian_log_density(z, b.variances[k]));
+    return torch::logsumexp(torch::stack(terms, 1), 1);
+}
+
+}  // namespace
+
+torch::Tensor mixture_log_prob(const AffineCouplingFlowImpl& flow, const torch::Tensor& x,
+                               const BaseMixture& base) {
+    check_mixture(base);
+    require(x.dim() == 2 && x.size(1) == flow.options().dim(),
+            "log_prob needs an n × " + std::to_string(flow.options().dim()) + " tensor");
+    const auto [z, log_det] = flow.encode(x);
+    return mixture_base_log_density(z.to(torch::kFloat64), base) + log_det.to(torch::kFloat64);
+}
+
+std::pair<torch::Tensor, torch::Tensor> mixture_sample(const AffineCouplingFlowImpl& flow,
+                                                       int64_t m, uint64_t seed,
+                                                       const BaseMixture& base) {
+    check_mixture(base);
+    require(m >= 1, "sample count must be >= 1");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const auto weights = torch::tensor(base.weights, torch::kFloat64);
+    const auto component = torch::multinomial(weights, m, /*replacement=*/true, gen);
+    const auto sd =
+        torch::tensor(base.variances, torch::kFloat64).sqrt().index_select(0, component);
+    const auto z = torch::randn({m, flow.options().dim()}, gen, torch::kFloat64) * sd.unsqueeze(1);
+    const auto [x, log_det] = flow.decode(z);
+    return {x.to(torch::kFloat64), mixture_base_log_density(z, base) - log_det.to(torch::kFloat64)};
+}
+
+AffineCouplingFlow clone_flow(const AffineCouplingFlowImpl& flow) {
+    AffineCouplingFlow out(flow.options());
+    torch::NoGradGuard no_grad;
+    const auto src = flow.parameters();
+    auto dst = out->parameters();
+    for (size_t i = 0; i < src.size(); ++i) dst[i].copy_(src[i]);
+    return out;
+}
+
+EnergyFit fit_flow_to_energy(AffineCouplingFlowImpl& flow,
+                             const std::function<torch::Tensor(const torch::Tensor&)>& energy,
+                             const EnergyFitOptions& o) {
+    require(o.max_steps >= 0, "energy fit max_steps must be >= 0");
+    require(o.batch >= 1, "energy fit batch must be >= 1");
+    require(std::isfinite(o.lr) && o.lr > 0, "energy fit lr must be positive");
+    require(o.check_every >= 1, "energy fit check_every must be >= 1");
+    require(o.probe_samples >= 2, "energy fit probe_samples must be >= 2");
+    require(std::isfinite(o.base_variance) && o.base_variance > 0,
+            "energy fit base variance must be positive and finite");
+    check_mixture(o.base);
+    torch::AutoGradMode enable(true);  // also when the caller evaluates under no-grad
+    auto params = flow.parameters();
+    for (const auto& p : params)
+        require(p.requires_grad(), "energy fit needs a flow whose parameters require grad");
+    const int64_t dim = flow.options().dim();
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
+    uint64_t probe_seed = o.seed ^ 0x5DEECE66DULL;
+    const auto probe = [&]() {
+        torch::NoGradGuard no_grad;
+        const auto [x, log_q] = mixture_sample(flow, o.probe_samples, probe_seed++, o.base);
+        std::vector<torch::Tensor> parts;
+        for (int64_t i = 0; i < x.size(0); i += kChunk)
+            parts.push_back(
+                energy(x.narrow(0, i, std::min(kChunk, x.size(0) - i)).to(torch::kFloat32))
+                    .to(torch::kFloat64));
+        return effective_sample_size(torch::cat(parts), log_q) /
+               static_cast<double>(o.probe_samples);
+    };
+    EnergyFit out;
+    out.start_ess_fraction = out.ess_fraction = probe();
+    if (out.ess_fraction >= o.target_ess || o.max_steps == 0) return out;
+    std::vector<torch::Tensor> best;
+    for (const auto& p : params) best.push_back(p.detach().clone());
+    torch::optim::Adam opt(params, torch::optim::AdamOptions(o.lr));
+    const double sd = std::sqrt(o.base_variance);
+    for (int step = 0; step < o.max_steps; ++step) {
+        const double lr =
+            o.lr * (0.1 + 0.45 * (1 + std::cos(kPi * step / static_cast<double>(o.max_steps))));
+        for (auto& group : opt.param_groups())
+            static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+        const auto z = torch::randn({o.batch, dim}, gen) * sd;
+        const auto [x, log_det] = flow.decode(z);
+        // log q(x) = log N(z) − log_det, and log N(z) does not depend on φ.
+        const auto loss = (energy(x).to(torch::kFloat32) - log_det).mean();
+        auto grads = torch::autograd::grad({loss}, params, {}, /*retain_graph=*/false,
+                                           /*create_graph=*/false, /*allow_unused=*/true);
+        bool finite = std::isfinite(loss.item<double>());
+        for (const auto& g : grads)
+            finite = finite && (!g.defined() || torch::isfinite(g).all().item<bool>());
+        if (finite) {  // a non-finite step (a draw far out in an energy's tail) is skipped
+            for (size_t i = 0; i < params.size(); ++i)
+                params[i].mutable_grad() =
+                    grads[i].defined() ? grads[i] : torch::zeros_like(params[i]);
+            opt.step();
+        }
+        ++out.steps;
+        if ((step + 1) % o.check_every == 0 || step + 1 == o.max_steps) {
+            const double ess = probe();
+            if (ess > out.ess_fraction) {
+                out.ess_fraction = ess;
+                torch::NoGradGuard no_grad;
+                for (size_t i = 0; i < params.size(); ++i) best[i].copy_(params[i]);
+            }
+            if (out.ess_fraction >= o.target_ess) break;
+        }
+    }
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < params.size(); ++i) params[i].copy_(best[i]);
     return out;
 }
 

@@ -20,6 +20,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,5 +92,57 @@ struct FlowFit {
 // Throws std::invalid_argument for bad shapes or options, naming them.
 FlowFit fit_flow_proposal(const torch::Tensor& data, const AffineCouplingFlowOptions& flow_options,
                           const FlowFitOptions& fit_options);
+
+// A defensive scale mixture pushed through a flow: q(x) = Σ_k α_k N(T(x); 0, τ_k² I) |det ∂T/∂x|,
+// i.e. the same flow on a base that is a mixture of isotropic Gaussians (weights α_k > 0 summing
+// to 1, variances τ_k² > 0). With one wide component (τ² > 1, small α) the importance weights
+// e^{−E}/q are at most e^{−E}/(α q_wide), so a proposal fitted tightly to a model stays unbiased
+// with bounded weights where it is too narrow (defensive importance sampling, Hesterberg 1995).
+struct BaseMixture {
+    std::vector<double> weights{1.0};
+    std::vector<double> variances{1.0};
+};
+// log q of the rows of x (float64, one per row); throws std::invalid_argument for a bad mixture.
+torch::Tensor mixture_log_prob(const AffineCouplingFlowImpl& flow, const torch::Tensor& x,
+                               const BaseMixture& base);
+// m draws (float64) and their log q (float64), each draw's component chosen with probability α_k,
+// from a generator seeded by `seed`.
+std::pair<torch::Tensor, torch::Tensor> mixture_sample(const AffineCouplingFlowImpl& flow,
+                                                       int64_t m, uint64_t seed,
+                                                       const BaseMixture& base);
+
+// Fitting a flow to an unnormalised density p ∝ exp(−E) (a trained EBM) rather than to data:
+// Adam on the reverse KL, KL(q_φ ‖ p) = E_{ε~N(0,τ²I)}[E(T⁻¹ε) − log|det ∂T⁻¹/∂ε|] + log Z + const,
+// by the reparameterised gradient through the sampling map (only φ moves; the energy's own
+// parameters are not touched — the gradient is taken for φ alone). log-concave targets are
+// unimodal, where the mode-seeking reverse KL is the natural objective. Every `check_every` steps
+// (and before the first) the Kish ESS fraction of `probe_samples` fresh draws from the mixture
+// `base` (the proposal that is actually used) is measured; the flow with the best probe ESS is
+// kept, and the fit stops once it reaches `target_ess`. Step sizes are cosine-decayed from `lr`
+// to lr/10 over max_steps.
+struct EnergyFitOptions {
+    int max_steps = 1000;  // Adam steps at most (0: only the probe)
+    int batch = 256;       // reparameterised draws per step
+    double lr = 1e-3;      // Adam step size (decayed to lr/10)
+    int check_every = 50;  // steps between probe-ESS checks
+    int64_t probe_samples = 4096;
+    double target_ess = 0.5;     // stop once the probe ESS fraction reaches this (> 1: never)
+    double base_variance = 1.0;  // τ² of the reparameterised draws
+    BaseMixture base;            // the proposal whose ESS is probed
+    uint64_t seed = 0;           // draws of the steps and the probes
+};
+struct EnergyFit {
+    int steps = 0;                  // Adam steps taken
+    double start_ess_fraction = 0;  // probe ESS fraction before the first step
+    double ess_fraction = 0;        // probe ESS fraction of the kept flow
+};
+// `energy` maps float32 rows (n × dim, may require grad) to their energies (n), differentiable in
+// the rows. Modifies `flow` in place (its parameters must require grad).
+EnergyFit fit_flow_to_energy(AffineCouplingFlowImpl& flow,
+                             const std::function<torch::Tensor(const torch::Tensor&)>& energy,
+                             const EnergyFitOptions& options);
+
+// A new flow with the same options (so the same permutations) and a copy of `flow`'s parameters.
+AffineCouplingFlow clone_flow(const AffineCouplingFlowImpl& flow);
 
 }  // namespace liftlab

@@ -237,6 +237,13 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("flow_fit_steps", c.flow_fit_steps);
     r.read("flow_refine_steps", c.flow_refine_steps);
     r.read("flow_refine_lr", c.flow_refine_lr);
+    r.read("proposal_adapt_steps", c.proposal_adapt_steps);
+    r.read("proposal_adapt_batch", c.proposal_adapt_batch);
+    r.read("proposal_adapt_lr", c.proposal_adapt_lr);
+    r.read("proposal_adapt_target_ess", c.proposal_adapt_target_ess);
+    r.read("proposal_defensive_weight", c.proposal_defensive_weight);
+    r.read("proposal_defensive_inflate", c.proposal_defensive_inflate);
+    r.read("proposal_adapt_train", c.proposal_adapt_train);
     r.read("architecture", c.architecture);
     r.finish();
     require_one_of(c.architecture, {"liftlab", "cpflow-published"}, r.key("architecture"));
@@ -259,6 +266,19 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     require(c.flow_fit_steps >= 0, r.key("flow_fit_steps"), "must be non-negative");
     require(c.flow_refine_steps >= 0, r.key("flow_refine_steps"), "must be non-negative");
     require(c.flow_refine_lr > 0, r.key("flow_refine_lr"), "must be positive");
+    require(c.proposal_adapt_steps >= 0, r.key("proposal_adapt_steps"), "must be non-negative");
+    require(c.proposal_adapt_steps == 0 || c.proposal == "flow", r.key("proposal_adapt_steps"),
+            "needs icnn.proposal = flow");
+    require(!c.proposal_adapt_train || c.proposal_adapt_steps > 0, r.key("proposal_adapt_train"),
+            "needs icnn.proposal_adapt_steps > 0");
+    require(c.proposal_adapt_batch > 0, r.key("proposal_adapt_batch"), "must be positive");
+    require(c.proposal_adapt_lr > 0, r.key("proposal_adapt_lr"), "must be positive");
+    require(c.proposal_adapt_target_ess > 0, r.key("proposal_adapt_target_ess"),
+            "must be positive");
+    require(c.proposal_defensive_weight >= 0 && c.proposal_defensive_weight < 1,
+            r.key("proposal_defensive_weight"), "must be in [0, 1)");
+    require(c.proposal_defensive_inflate > 0, r.key("proposal_defensive_inflate"),
+            "must be positive");
     return c;
 }
 
@@ -541,6 +561,13 @@ nlohmann::json icnn_json(const IcnnSpec& c) {
             {"flow_fit_steps", c.flow_fit_steps},
             {"flow_refine_steps", c.flow_refine_steps},
             {"flow_refine_lr", c.flow_refine_lr},
+            {"proposal_adapt_steps", c.proposal_adapt_steps},
+            {"proposal_adapt_batch", c.proposal_adapt_batch},
+            {"proposal_adapt_lr", c.proposal_adapt_lr},
+            {"proposal_adapt_target_ess", c.proposal_adapt_target_ess},
+            {"proposal_defensive_weight", c.proposal_defensive_weight},
+            {"proposal_defensive_inflate", c.proposal_defensive_inflate},
+            {"proposal_adapt_train", c.proposal_adapt_train},
             {"architecture", c.architecture}};
 }
 

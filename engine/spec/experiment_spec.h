@@ -103,6 +103,24 @@ struct IcnnSpec {
     // (reverse KL, density_models.cpp); 0: the data fit is used as is
     int flow_refine_steps = 0;
     double flow_refine_lr = 1e-4;
+    // flow proposal, adapted to the EBM (density_models.cpp, engine/ebm/flow_proposal.h): at every
+    // evaluation a copy of the flow (warm-started from the previous evaluation's, the first from
+    // the data fit) is fitted to the current exp(−E) by at most proposal_adapt_steps Adam steps of
+    // reverse KL (batch proposal_adapt_batch, lr proposal_adapt_lr), stopping once the ESS fraction
+    // of 4096 probe draws reaches proposal_adapt_target_ess; log Z is then estimated from the
+    // defensive mixture (1 − w) flow(N(0, I)) + w flow(N(0, proposal_defensive_inflate · I)),
+    // w = proposal_defensive_weight. 0 steps: off (evaluation draws from the data fit as before).
+    int proposal_adapt_steps = 0;
+    int proposal_adapt_batch = 256;
+    double proposal_adapt_lr = 1e-3;
+    double proposal_adapt_target_ess = 0.5;
+    double proposal_defensive_weight = 0.1;
+    double proposal_defensive_inflate = 4.0;
+    // Also draw the training-step importance samples from the adapted mixture instead of the data
+    // fit. It is fitted before the first step, refitted at every evaluation, and refitted (at most
+    // proposal_adapt_steps / 10 steps) whenever a step's draws have an ESS fraction below
+    // proposal_adapt_target_ess / 5.
+    bool proposal_adapt_train = false;
     // cpflow-toy: liftlab (our ICNN and CpFlow, engine/flows/cp_flow.h) | cpflow-published (the
     // published toy recipe: ActNorm + one convex block of the input-augmented ICNN, width =
     // hidden units, layers = depth; engine/flows/published_cp_flow.h)

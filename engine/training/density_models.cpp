@@ -2,7 +2,9 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <tuple>
@@ -108,6 +110,7 @@ double chunked_mean(const torch::Tensor& x, F f) {
 
 constexpr std::uint64_t kRefineStream =
     0x2EF1;  // proposal refinement draws, apart from the IS draws
+constexpr std::uint64_t kAdaptStream = 0xADA97ULL;  // adapted-proposal fits, one seed per fit
 
 // Per-step importance-sample seeds, never the training stream's.
 std::uint64_t step_seed(int step) {
@@ -144,6 +147,19 @@ public:
                                             .seed(spec.task.data_seed),
                                         fit);
         flow_ = fitted.flow;
+        if (c.proposal_adapt_steps > 0) {
+            adapted_ = clone_flow(*flow_);
+            adapt_.max_steps = c.proposal_adapt_steps;
+            adapt_.batch = c.proposal_adapt_batch;
+            adapt_.lr = c.proposal_adapt_lr;
+            adapt_.target_ess = c.proposal_adapt_target_ess;
+            if (c.proposal_defensive_weight > 0) {
+                adapt_.base.weights = {1 - c.proposal_defensive_weight,
+                                       c.proposal_defensive_weight};
+                adapt_.base.variances = {1.0, c.proposal_defensive_inflate};
+            }
+            adapt_train_ = c.proposal_adapt_train;
+        }
         if (refine_steps_ > 0)
             refiner_ = std::make_unique<torch::optim::Adam>(
                 flow_->parameters(), torch::optim::AdamOptions(c.flow_refine_lr));
@@ -168,9 +184,29 @@ public:
             refiner_->step();
         }
     }
-    // m draws (float64) and their log q, from a generator seeded by `seed`.
+    // The proposal adapted to the EBM (icnn.proposal_adapt_steps > 0).
+    bool adapts_to_model() const { return !adapted_.is_empty(); }
+    // Training draws come from the adapted proposal (icnn.proposal_adapt_train).
+    bool trains_on_adapted() const { return adapt_train_; }
+    bool adapted_once() const { return adapt_count_ > 0; }
+    // Fits the adapted flow to exp(−energy) (warm start: it keeps its previous fit).
+    // At most max_steps Adam steps (−1: icnn.proposal_adapt_steps).
+    EnergyFit adapt(const std::function<torch::Tensor(const torch::Tensor&)>& energy,
+                    int max_steps = -1) {
+        EnergyFitOptions o = adapt_;
+        if (max_steps >= 0) o.max_steps = max_steps;
+        o.seed = kAdaptStream + 0x9E3779B9ULL * static_cast<uint64_t>(adapt_count_++);
+        return fit_flow_to_energy(*adapted_, energy, o);
+    }
+    // m draws (float64) and their log q from the adapted defensive mixture.
+    std::pair<torch::Tensor, torch::Tensor> draw_adapted(int64_t m, uint64_t seed) const {
+        torch::NoGradGuard no_grad;
+        return mixture_sample(*adapted_, m, seed, adapt_.base);
+    }
+    // m draws (float64) and their log q, from a generator seeded by `seed`: the training draws.
     std::pair<torch::Tensor, torch::Tensor> draw(int64_t m, uint64_t seed) const {
         torch::NoGradGuard no_grad;
+        if (adapt_train_) return draw_adapted(m, seed);
         if (flow_) return flow_->sample(m, seed, base_variance_);
         auto x = moment_->sample(m, seed);
         auto lq = moment_->log_prob(x);
@@ -189,6 +225,10 @@ private:
     double base_variance_ = 1.0;
     int refine_steps_ = 0;
     std::unique_ptr<torch::optim::Adam> refiner_;
+    AffineCouplingFlow adapted_{nullptr};
+    EnergyFitOptions adapt_;
+    bool adapt_train_ = false;
+    int adapt_count_ = 0;
 };
 
 // icnn-ebm-nd: NLL = mean E(x) + log Ẑ with log Ẑ = logsumexp_m(−E(x_m) − log q(x_m)) − log M over
@@ -222,6 +262,17 @@ public:
     torch::Tensor nll(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
                       int step) override {
         if (step != cached_step_) {
+            if (proposal_.trains_on_adapted() && (!proposal_.adapted_once() || refit_due_)) {
+                std::vector<torch::Tensor> fixed;
+                for (const auto& w : constrained) fixed.push_back(w.detach());
+                // The first fit runs the full budget; a refit between evaluations a tenth of it
+                // (warm-started, it usually stops at the target ESS well before).
+                adapt_to(fixed, proposal_.adapted_once()
+                                    ? std::max(1, spec_.icnn.proposal_adapt_steps / 10)
+                                    : -1);
+                refit_due_ = false;
+                ++train_refits_;
+            }
             if (proposal_.adapts()) {
                 std::vector<torch::Tensor> fixed;
                 for (const auto& w : constrained) fixed.push_back(w.detach());
@@ -236,6 +287,13 @@ public:
         }
         const auto e_q = icnn_->energy_with_weights(step_samples_, constrained).to(torch::kFloat64);
         const auto e = icnn_->energy_with_weights(x, constrained).to(torch::kFloat64);
+        // The EBM moves between evaluations: once the training draws' ESS fraction falls below
+        // a fifth of the adaptation's target, the adapted proposal is refitted before the next
+        // step.
+        if (proposal_.trains_on_adapted() &&
+            effective_sample_size(e_q, step_log_q_) / static_cast<double>(e_q.size(0)) <
+                spec_.icnn.proposal_adapt_target_ess / 5)
+            refit_due_ = true;
         return e.mean() + importance_log_partition(e_q, step_log_q_);
     }
     torch::Tensor batch_term(const torch::Tensor& x, const std::vector<torch::Tensor>& constrained,
@@ -244,7 +302,18 @@ public:
     }
     std::map<std::string, double> evaluate(const torch::Tensor& x,
                                            const std::vector<torch::Tensor>& constrained) override {
-        if (proposal_.adapts()) draw_eval_samples();  // the proposal moved since the last one
+        std::map<std::string, double> adapted;
+        if (proposal_.adapts_to_model()) {
+            const auto fit = adapt_to(constrained);
+            adapted = {{"proposal_adapt_steps", fit.steps},
+                       {"proposal_probe_ess", fit.ess_fraction}};
+            if (proposal_.trains_on_adapted()) adapted["proposal_train_refits"] = train_refits_;
+            std::tie(eval_samples_, eval_log_q_) =
+                proposal_.draw_adapted(spec_.icnn.eval_is_samples, /*seed=*/0xE7A1);
+            eval_samples_ = eval_samples_.to(torch::kFloat32);
+        } else if (proposal_.adapts()) {
+            draw_eval_samples();  // the proposal moved since the last one
+        }
         std::vector<torch::Tensor> e_parts;
         for (int64_t i = 0; i < eval_samples_.size(0); i += kEvalChunk)
             e_parts.push_back(
@@ -265,6 +334,7 @@ public:
             {"proposal_nll", -chunked_mean(x, [&](const torch::Tensor& chunk) {
                  return proposal_.log_prob(chunk);
              })}};
+        out.insert(adapted.begin(), adapted.end());
         if (target_) {
             const auto tv = monte_carlo_tv(target_->log_density(x.to(torch::kFloat64)), -e_x - lz);
             out["tv"] = tv.tv;
@@ -277,6 +347,13 @@ protected:
     std::vector<torch::Tensor> all_parameters() override { return icnn_->parameters(); }
 
 private:
+    // Fits the adapted proposal to the EBM with these (detached) weights.
+    EnergyFit adapt_to(const std::vector<torch::Tensor>& weights, int max_steps = -1) {
+        return proposal_.adapt(
+            [&](const torch::Tensor& xs) { return icnn_->energy_with_weights(xs, weights); },
+            max_steps);
+    }
+
     ExperimentSpec spec_;
     Icnn icnn_;
     NdProposal proposal_;
@@ -284,6 +361,8 @@ private:
     torch::Tensor eval_samples_, eval_log_q_;
     int cached_step_ = -1;
     torch::Tensor step_samples_, step_log_q_;
+    bool refit_due_ = false;
+    int train_refits_ = 0;  // training-time refits of the adapted proposal
 };
 
 // cpflow-toy, cpflow-tabular: NLL = −log p(x) of the convex potential flow (exact Hessian

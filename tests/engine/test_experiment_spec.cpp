@@ -198,6 +198,23 @@ TEST(ExperimentSpec, ProposalAndPublishedCpFlowKeysAreChecked) {
     j["icnn"]["proposal"] = "flow";
     j["icnn"]["flow_hidden"] = 0;
     EXPECT_EQ(spec_error(j).first, "icnn.flow_hidden");
+
+    // The proposal adapted to the EBM: off by default, needs the flow proposal.
+    j = json::parse(R"({"name": "t", "task": {"kind": "icnn-ebm-nd", "target": "gaussian"},
+        "icnn": {"proposal": "flow", "proposal_adapt_steps": 500, "proposal_adapt_train": true},
+        "methods": [{"name": "lifter"}]})");
+    EXPECT_EQ(liftlab::parse_spec(j).icnn.proposal_adapt_steps, 500);
+    EXPECT_TRUE(liftlab::parse_spec(j).icnn.proposal_adapt_train);
+    EXPECT_EQ(liftlab::IcnnSpec{}.proposal_adapt_steps, 0);
+    EXPECT_FALSE(liftlab::IcnnSpec{}.proposal_adapt_train);
+    j["icnn"]["proposal_defensive_weight"] = 1.0;
+    EXPECT_EQ(spec_error(j).first, "icnn.proposal_defensive_weight");
+    j["icnn"].erase("proposal_defensive_weight");
+    j["icnn"]["proposal"] = "student-t";
+    EXPECT_EQ(spec_error(j).first, "icnn.proposal_adapt_steps");
+    j["icnn"]["proposal"] = "flow";
+    j["icnn"]["proposal_adapt_steps"] = 0;
+    EXPECT_EQ(spec_error(j).first, "icnn.proposal_adapt_train");
 }
 
 TEST(ExperimentSpec, RecordedVersionsAndDataSizesDoNotStopARerun) {
