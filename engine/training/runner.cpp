@@ -32,7 +32,7 @@ std::vector<std::string> final_metric_warnings(const std::map<std::string, doubl
         char text[200];
         std::snprintf(text, sizeof text,
                       "importance-sampling ESS fraction %.3g < 1 %%: log_z and test_loss are "
-                      "unreliable (try icnn.proposal=flow)",
+                      "unreliable (try icnn.proposal=flow with icnn.proposal_adapt_steps > 0)",
                       it->second);
         out.emplace_back(text);
     }
