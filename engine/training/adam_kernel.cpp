@@ -6,52 +6,55 @@ namespace liftlab {
 
 namespace {
 
+// The coefficients in the parameters' precision, and the update of one element.
+template <typename T>
+struct Typed {
+    explicit Typed(const AdamCoefficients& k)
+        : c(static_cast<T>(k.clip)),
+          b1(static_cast<T>(k.beta1)),
+          b2(static_cast<T>(k.beta2)),
+          step(static_cast<T>(k.step_size)),
+          inv(static_cast<T>(k.inv_sqrt_bc2)),
+          eps(static_cast<T>(k.eps)),
+          a1(T(1) - b1),
+          a2(T(1) - b2) {}
+    // One element with raw gradient g (the clip applied here).
+    void apply(T& p, T& m, T& v, T g) const {
+        const T gc = g * c;
+        const T mi = m * b1 + a1 * gc;
+        const T vi = v * b2 + a2 * gc * gc;
+        m = mi;
+        v = vi;
+        p -= step * (mi / (std::sqrt(vi) * inv + eps));
+    }
+    T c, b1, b2, step, inv, eps, a1, a2;
+};
+
 template <typename T>
 void update(T* __restrict p, T* __restrict m, T* __restrict v, const T* __restrict g, int64_t n,
             const AdamCoefficients& k) {
-    const T c = static_cast<T>(k.clip), b1 = static_cast<T>(k.beta1), b2 = static_cast<T>(k.beta2),
-            step = static_cast<T>(k.step_size), inv = static_cast<T>(k.inv_sqrt_bc2),
-            eps = static_cast<T>(k.eps);
-    const T a1 = T(1) - b1, a2 = T(1) - b2;
-    for (int64_t i = 0; i < n; ++i) {
-        const T gi = g[i] * c;
-        const T mi = m[i] * b1 + a1 * gi;
-        const T vi = v[i] * b2 + a2 * gi * gi;
-        m[i] = mi;
-        v[i] = vi;
-        p[i] -= step * (mi / (std::sqrt(vi) * inv + eps));
-    }
+    const Typed<T> t(k);
+    for (int64_t i = 0; i < n; ++i) t.apply(p[i], m[i], v[i], g[i]);
 }
 
 template <typename T>
 void update_outer(T* __restrict p, T* __restrict m, T* __restrict v, int64_t rows, int64_t cols,
                   const T* __restrict g, const T* __restrict h, int64_t K,
                   const AdamCoefficients& k) {
-    const T c = static_cast<T>(k.clip), b1 = static_cast<T>(k.beta1), b2 = static_cast<T>(k.beta2),
-            step = static_cast<T>(k.step_size), inv = static_cast<T>(k.inv_sqrt_bc2),
-            eps = static_cast<T>(k.eps);
-    const T a1 = T(1) - b1, a2 = T(1) - b2;
+    const Typed<T> t(k);
     for (int64_t i = 0; i < rows; ++i) {
         T* __restrict pi = p + i * cols;
         T* __restrict mi = m + i * cols;
         T* __restrict vi = v + i * cols;
         const T g0 = g[i];
-        auto at = [&](int64_t j, T gij) {
-            const T gc = gij * c;
-            const T mj = mi[j] * b1 + a1 * gc;
-            const T vj = vi[j] * b2 + a2 * gc * gc;
-            mi[j] = mj;
-            vi[j] = vj;
-            pi[j] -= step * (mj / (std::sqrt(vj) * inv + eps));
-        };
         if (K == 1) {  // the lifter's case: one backward per step
-            for (int64_t j = 0; j < cols; ++j) at(j, g0 * h[j]);
+            for (int64_t j = 0; j < cols; ++j) t.apply(pi[j], mi[j], vi[j], g0 * h[j]);
             continue;
         }
         for (int64_t j = 0; j < cols; ++j) {
             T gij = g0 * h[j];
-            for (int64_t t = 1; t < K; ++t) gij += g[t * rows + i] * h[t * cols + j];
-            at(j, gij);
+            for (int64_t k2 = 1; k2 < K; ++k2) gij += g[k2 * rows + i] * h[k2 * cols + j];
+            t.apply(pi[j], mi[j], vi[j], gij);
         }
     }
 }

@@ -9,6 +9,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <cstdio>
+#include <functional>
 #include <memory>
 
 #include "loss_curve_panel.h"
@@ -150,17 +151,24 @@ TEST(MainWindow, SettingsLiveInTheTestsOwnFolderNeverTheUsers) {
     EXPECT_FALSE(settings.fileName().startsWith(QDir::homePath() + QStringLiteral("/.config")));
 }
 
+namespace {
+// Writes files into out/run (created): write("metrics.csv", text).
+std::function<void(const char*, const QByteArray&)> runFolderWriter(const QTemporaryDir& out) {
+    QDir(out.path()).mkpath("run");
+    return [path = out.path()](const char* name, const QByteArray& text) {
+        QFile f(path + QStringLiteral("/run/") + QLatin1String(name));
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write(text);
+    };
+}
+}  // namespace
+
 // A run whose summary carries a warning (an importance-sampling ESS below 1 %: log Z and the
 // test NLL unreliable) shows it in the status line, as an error, when the run is opened.
 TEST(MainWindow, OpeningARunShowsItsEssWarning) {
     QTemporaryDir out;
     ASSERT_TRUE(out.isValid());
-    QDir(out.path()).mkpath("run");
-    auto write = [&](const char* name, const QByteArray& text) {
-        QFile f(out.filePath(QStringLiteral("run/") + QLatin1String(name)));
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write(text);
-    };
+    const auto write = runFolderWriter(out);
     write("metrics.csv", "step,method,seed,metric,value\n1,lifter,0,test_loss,30\n");
     write("spec.json", R"({"name": "icnn-ebm-latents", "task": {"kind": "icnn-ebm-nd"}})");
     write("summary.json", R"({"status": "ok", "runs": [{"method": "lifter", "seed": 0,
@@ -177,12 +185,7 @@ TEST(MainWindow, OpeningARunShowsItsEssWarning) {
 TEST(MainWindow, CatalogueFiguresGetATabFilledFromTheRun) {
     QTemporaryDir out;
     ASSERT_TRUE(out.isValid());
-    QDir(out.path()).mkpath("run");
-    auto write = [&](const char* name, const QByteArray& text) {
-        QFile f(out.filePath(QStringLiteral("run/") + QLatin1String(name)));
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write(text);
-    };
+    const auto write = runFolderWriter(out);
     write("metrics.csv",
           "step,method,seed,metric,value\n"
           "10,adam,0,test_loss,1\n10,adam,0,time_s,0.02\n"
