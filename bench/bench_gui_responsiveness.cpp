@@ -12,8 +12,8 @@
 #include <QVector>
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <random>
 #include <vector>

@@ -36,8 +36,8 @@ constexpr int kMarkerMaxPoints = 400;  // more points than this: lines only
 // From this many points on, markers are one pre-drawn disc image per curve instead of an
 // antialiased ellipse per point: a live run's curves with a few hundred points each took 40 ms
 // per replot with ellipses (bench_gui_responsiveness, issue 12), most of it the markers.
-constexpr int kPixmapMarkersFrom = 48;  // more entries than
-                                       // this would cover the curves: move aside
+constexpr int kPixmapMarkersFrom = 48;            // more entries than
+                                                  // this would cover the curves: move aside
 const QString kRawLayer = QStringLiteral("raw");  // between the bands and the smoothed curves
 const QString kOverlayLayer = QStringLiteral("overlay");
 constexpr int kRawAlpha = 60;            // the raw curve behind its smoothed version
@@ -225,8 +225,8 @@ void LossCurvePanel::updateMarkers(Series& s) {
             painter.end();
             s.graph->setScatterStyle(QCPScatterStyle(disc));
         } else {
-            s.graph->setScatterStyle(
-                QCPScatterStyle(mode == 0 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, size));
+            s.graph->setScatterStyle(QCPScatterStyle(
+                mode == 0 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, size));
         }
     }
     // Adaptive sampling keeps each pixel column's extremes, so a noisy dense curve is thousands

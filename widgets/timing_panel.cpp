@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 
-
 namespace liftlab {
 
 namespace {
@@ -48,8 +47,8 @@ void TimingPanel::setCost(const QString& method, double msPerStep, double sdMs,
     if (!std::isfinite(msPerStep) || msPerStep < 0) return;
     const double fraction = std::isfinite(solveFraction) ? std::clamp(solveFraction, 0.0, 1.0) : 0;
     Row row{method, msPerStep, std::isfinite(sdMs) ? sdMs : -1, fraction * msPerStep};
-    auto it = std::find_if(rows_.begin(), rows_.end(),
-                           [&](const Row& r) { return r.method == method; });
+    auto it =
+        std::find_if(rows_.begin(), rows_.end(), [&](const Row& r) { return r.method == method; });
     if (it != rows_.end())
         *it = row;
     else

@@ -16,7 +16,8 @@ std::string blas_core_name() {
 
 std::string better_blas_core() {
     if (std::getenv("OPENBLAS_CORETYPE")) return "";
-    if (const char* keep = std::getenv("LIFTLAB_BLAS_CORETYPE"); keep && std::strcmp(keep, "keep") == 0)
+    if (const char* keep = std::getenv("LIFTLAB_BLAS_CORETYPE");
+        keep && std::strcmp(keep, "keep") == 0)
         return "";
     if (blas_core_name() != "Prescott") return "";
 #if defined(__x86_64__) && defined(__GNUC__)

@@ -18,8 +18,8 @@ namespace liftlab {
 struct CpFlowOptions {
     explicit CpFlowOptions(int64_t input_dim) : input_dim_(input_dim) {}
     TORCH_ARG(int64_t, input_dim);
-    TORCH_ARG(int64_t, width) = 64;               // ICNN width
-    TORCH_ARG(int64_t, layers) = 3;               // ICNN hidden layers
+    TORCH_ARG(int64_t, width) = 64;  // ICNN width
+    TORCH_ARG(int64_t, layers) = 3;  // ICNN hidden layers
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
 };
 

@@ -48,11 +48,11 @@ namespace liftlab {
 struct PublishedCpFlowOptions {
     explicit PublishedCpFlowOptions(int64_t dim) : dim_(dim) {}
     TORCH_ARG(int64_t, dim);
-    TORCH_ARG(int64_t, hidden) = 32;                // dimh
-    TORCH_ARG(int64_t, depth) = 20;                 // num_hidden_layers
+    TORCH_ARG(int64_t, hidden) = 32;  // dimh
+    TORCH_ARG(int64_t, depth) = 20;   // num_hidden_layers
     // A strategy offered for cpflow-published (its registry entry says so).
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Softplus);
-    TORCH_ARG(double, prior_log_var) = 2.0;         // plogv
+    TORCH_ARG(double, prior_log_var) = 2.0;  // plogv
     TORCH_ARG(uint64_t, seed) = 0;
 };
 

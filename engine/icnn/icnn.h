@@ -24,7 +24,7 @@ struct IcnnOptions {
     explicit IcnnOptions(int64_t input_dim) : input_dim_(input_dim) {}
     TORCH_ARG(int64_t, input_dim);
     TORCH_ARG(int64_t, width) = 128;
-    TORCH_ARG(int64_t, layers) = 3;               // number of hidden z layers L
+    TORCH_ARG(int64_t, layers) = 3;  // number of hidden z layers L
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
 };
 

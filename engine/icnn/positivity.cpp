@@ -130,7 +130,6 @@ struct FactoredReadout : public torch::autograd::Function<FactoredReadout> {
 
 }  // namespace
 
-
 LifterPositivity::LifterPositivity(TensorShapes shapes, TensorShapes free_shapes,
                                    const LifterPositivityOptions& options)
     : PositivityStrategy(std::move(shapes), std::move(free_shapes)), options_(options) {
@@ -190,7 +189,8 @@ std::vector<FactoredWeight> LifterPositivity::factor_gradients() {
         for (size_t i = 0; i < readouts_.size(); ++i)
             factored_.push_back(std::make_shared<OuterProductGradient>());
     std::vector<FactoredWeight> out;
-    for (size_t i = 0; i < readouts_.size(); ++i) out.push_back({readouts_[i]->weight, factored_[i]});
+    for (size_t i = 0; i < readouts_.size(); ++i)
+        out.push_back({readouts_[i]->weight, factored_[i]});
     return out;
 }
 
@@ -208,9 +208,9 @@ std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& ba
         // output (∂ℓ/∂h = Θᵀg and ∂ℓ/∂b = g still flow through autograd).
         const bool factored = !factored_.empty() && torch::GradMode::is_enabled();
         // (No slack: an empty bias, as autograd::Function takes defined tensors only.)
-        auto y = factored ? FactoredReadout::apply(h, r->weight.detach(),
-                                                   r->bias.defined() ? r->bias
-                                                                     : torch::empty({0}, h.options()))
+        auto y = factored ? FactoredReadout::apply(
+                                h, r->weight.detach(),
+                                r->bias.defined() ? r->bias : torch::empty({0}, h.options()))
                  : r->bias.defined() ? torch::addmv(r->bias, r->weight, h)
                                      : torch::mv(r->weight, h);
         if (factored && !y.requires_grad())

@@ -33,9 +33,13 @@ struct OuterProductGradient {
         double sq = 0;
         for (size_t k = 0; k < terms.size(); ++k)
             for (size_t l = 0; l < terms.size(); ++l)
-                sq += terms[k].first.to(torch::kFloat64).dot(terms[l].first.to(torch::kFloat64))
+                sq += terms[k]
+                          .first.to(torch::kFloat64)
+                          .dot(terms[l].first.to(torch::kFloat64))
                           .item<double>() *
-                      terms[k].second.to(torch::kFloat64).dot(terms[l].second.to(torch::kFloat64))
+                      terms[k]
+                          .second.to(torch::kFloat64)
+                          .dot(terms[l].second.to(torch::kFloat64))
                           .item<double>();
         return sq;
     }

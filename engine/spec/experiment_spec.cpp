@@ -495,9 +495,8 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("divergence_factor", s.divergence_factor);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
-    for (const char* recorded :
-         {"versions", "data", "schema_version", "world_size", "shard", "merged_from",
-          "device_used"})
+    for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
+                                 "merged_from", "device_used"})
         if (r.has(recorded)) r.raw(recorded);
     if (r.has("sweep")) s.sweep = parse_sweep(r.raw("sweep"));
     if (r.has("diagnostics")) s.diagnostics = parse_diagnostics(r.raw("diagnostics"));

@@ -66,8 +66,8 @@ void adam_update_outer(float* p, float* m, float* v, int64_t rows, int64_t cols,
     update_outer(p, m, v, rows, cols, g, h, K, k);
 }
 
-void adam_update_outer(double* p, double* m, double* v, int64_t rows, int64_t cols,
-                       const double* g, const double* h, int64_t K, const AdamCoefficients& k) {
+void adam_update_outer(double* p, double* m, double* v, int64_t rows, int64_t cols, const double* g,
+                       const double* h, int64_t K, const AdamCoefficients& k) {
     update_outer(p, m, v, rows, cols, g, h, K, k);
 }
 

@@ -24,7 +24,7 @@ void adam_update(double* p, double* m, double* v, const double* g, int64_t n,
 // product g_i h_j, exactly as the dense outer product would hold it.
 void adam_update_outer(float* p, float* m, float* v, int64_t rows, int64_t cols, const float* g,
                        const float* h, int64_t K, const AdamCoefficients& k);
-void adam_update_outer(double* p, double* m, double* v, int64_t rows, int64_t cols,
-                       const double* g, const double* h, int64_t K, const AdamCoefficients& k);
+void adam_update_outer(double* p, double* m, double* v, int64_t rows, int64_t cols, const double* g,
+                       const double* h, int64_t K, const AdamCoefficients& k);
 
 }  // namespace liftlab

@@ -36,7 +36,8 @@ void FusedAdam::factored(const std::vector<FactoredWeight>& weights) {
                params_[i].unsafeGetTensorImpl() != w.weight.unsafeGetTensorImpl())
             ++i;
         if (i == params_.size() || w.weight.dim() != 2)
-            throw std::invalid_argument("FusedAdam::factored: not a 2-D parameter of this optimizer");
+            throw std::invalid_argument(
+                "FusedAdam::factored: not a 2-D parameter of this optimizer");
         factored_[i] = w.gradient;
     }
 }
@@ -122,9 +123,8 @@ void FusedAdam::update_factored(size_t i, const AdamCoefficients& k) {
         adam_update_outer(p.data_ptr<float>(), m_[i].data_ptr<float>(), v_[i].data_ptr<float>(),
                           rows, cols, g.data_ptr<float>(), h.data_ptr<float>(), K, k);
     else
-        adam_update_outer(p.data_ptr<double>(), m_[i].data_ptr<double>(),
-                          v_[i].data_ptr<double>(), rows, cols, g.data_ptr<double>(),
-                          h.data_ptr<double>(), K, k);
+        adam_update_outer(p.data_ptr<double>(), m_[i].data_ptr<double>(), v_[i].data_ptr<double>(),
+                          rows, cols, g.data_ptr<double>(), h.data_ptr<double>(), K, k);
 }
 
 }  // namespace liftlab

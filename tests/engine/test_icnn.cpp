@@ -15,9 +15,9 @@
 #include "nn/readout_kernel.h"
 #include "test_helpers.h"
 
+using liftlab::FactoredWeight;
 using liftlab::Icnn;
 using liftlab::IcnnOptions;
-using liftlab::FactoredWeight;
 using liftlab::make_positivity;
 using liftlab::positivity_strategy_names;
 using liftlab::test::has;
@@ -410,14 +410,15 @@ TEST_F(IcnnTest, SlackGradientEqualsThePreReadoutGradient) {
 // gradient (body φ, slack b, free readouts' biases) agrees — to float32 rounding, since the
 // readout products sum in their own order; Θ itself then has no dense gradient.
 TEST_F(IcnnTest, FactoredReadoutGradientsEqualTheDenseOnes) {
-    for (const std::string name : {"lifter", "lifter-noslack", "lifter-nobody", "lifter-decoupled"}) {
+    for (const std::string name :
+         {"lifter", "lifter-noslack", "lifter-nobody", "lifter-decoupled"}) {
         torch::manual_seed(11);
         Icnn dense(IcnnOptions(kDim).width(8).layers(3).strategy(name));
         torch::manual_seed(11);
         Icnn fact(IcnnOptions(kDim).width(8).layers(3).strategy(name));
         const auto factored = fact->strategy().factor_gradients();
-        ASSERT_EQ(factored.size(), fact->strategy().constrained_count() +
-                                       fact->strategy().free_shapes().size());
+        ASSERT_EQ(factored.size(),
+                  fact->strategy().constrained_count() + fact->strategy().free_shapes().size());
         torch::manual_seed(12);
         const auto x = torch::randn({16, kDim}), x2 = torch::randn({16, kDim});
         for (Icnn* net : {&dense, &fact}) {
@@ -430,8 +431,7 @@ TEST_F(IcnnTest, FactoredReadoutGradientsEqualTheDenseOnes) {
             const auto& g_fact = pf[item.key()].grad();
             const FactoredWeight* fw = nullptr;
             for (const auto& f : factored)
-                if (f.weight.unsafeGetTensorImpl() == pf[item.key()].unsafeGetTensorImpl())
-                    fw = &f;
+                if (f.weight.unsafeGetTensorImpl() == pf[item.key()].unsafeGetTensorImpl()) fw = &f;
             if (!g_dense.defined()) continue;  // the frozen template
             if (fw) {
                 EXPECT_FALSE(g_fact.defined()) << name << " " << item.key();

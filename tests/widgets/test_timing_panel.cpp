@@ -11,9 +11,9 @@ using liftlab::TimingPanel;
 
 TEST(TimingPanel, SplitsEachBarIntoSolveAndRest) {
     TimingPanel panel;
-    panel.setCost(QStringLiteral("adam"), 2.0, 0.1, NAN);       // no closed form
-    panel.setCost(QStringLiteral("cf-prox"), 4.0, 0.2, 0.25);   // a quarter in the solve
-    panel.setCost(QStringLiteral("cf-ridge"), 3.0, -1, 1.7);    // fraction clamped to 1
+    panel.setCost(QStringLiteral("adam"), 2.0, 0.1, NAN);      // no closed form
+    panel.setCost(QStringLiteral("cf-prox"), 4.0, 0.2, 0.25);  // a quarter in the solve
+    panel.setCost(QStringLiteral("cf-ridge"), 3.0, -1, 1.7);   // fraction clamped to 1
     ASSERT_EQ(panel.barCount(), 3);
     EXPECT_DOUBLE_EQ(panel.solveMs(QStringLiteral("adam")), 0.0);
     EXPECT_DOUBLE_EQ(panel.solveMs(QStringLiteral("cf-prox")), 1.0);
