@@ -179,9 +179,112 @@ void PublishedCpFlowImpl::initialise(const torch::Tensor& x) {
     initialised_ = true;
 }
 
+namespace {
+
+// A 2-jet in y ∈ R² of k functions on n rows: a 6 × n × k tensor holding the values, the first
+// derivatives ∂₀, ∂₁ and the second ∂₀₀, ∂₀₁, ∂₁₁. Affine maps act on every slice (the bias on
+// the value only); an elementwise σ follows the chain rule to second order.
+constexpr int64_t kJet = 6;
+
+// b (k) as a jet constant: the value slice, zeros below.
+torch::Tensor value_only(const torch::Tensor& b) {
+    return torch::constant_pad_nd(b.view({1, 1, -1}), {0, 0, 0, 0, 0, kJet - 1});
+}
+
+// J ↦ J Wᵀ (+ b): one product over the stacked 6n rows.
+torch::Tensor jet_linear(const torch::Tensor& J, const torch::Tensor& W,
+                         const torch::Tensor& b = {}) {
+    auto out = J.reshape({-1, J.size(2)}).matmul(W.t()).view({kJet, J.size(1), W.size(0)});
+    return b.defined() ? out + value_only(b) : out;
+}
+
+// The jet of y ↦ W y + b at y (∂ₐ = W's column a, no curvature).
+torch::Tensor input_affine(const torch::Tensor& y, const torch::Tensor& W,
+                           const torch::Tensor& b = {}) {
+    const int64_t n = y.size(0), k = W.size(0);
+    auto value = b.defined() ? torch::addmm(b, y, W.t()) : y.matmul(W.t());
+    return torch::cat({value.unsqueeze(0), W.t().unsqueeze(1).expand({2, n, k}),
+                       torch::zeros({3, n, k}, y.options())},
+                      0);
+}
+
+// σ applied to a jet, given σ, σ′ and σ″ at its values.
+torch::Tensor jet_map(const torch::Tensor& J, const torch::Tensor& s0, const torch::Tensor& s1,
+                      const torch::Tensor& s2) {
+    const auto a = J.select(0, 1), c = J.select(0, 2);
+    const auto products = torch::stack({a * a, a * c, c * c});
+    return torch::cat(
+        {s0.unsqueeze(0), s1 * J.narrow(0, 1, 2), s1 * J.narrow(0, 3, 3) + s2 * products}, 0);
+}
+
+// The activations on jets: g(u) = u Φ(u) + φ(u) (the gaussian softplus), g′ = Φ, g″ = φ;
+// σ = g − g(0) and the symmetric σ_s = σ − u/2.
+torch::Tensor jet_act(const torch::Tensor& J, bool symmetric) {
+    const auto u = J.select(0, 0);
+    const auto pdf = torch::exp(-u.pow(2) / 2) / std::sqrt(2 * kPi);
+    const auto cdf = 0.5 * torch::erfc(-u / std::sqrt(2.0));
+    auto value = u * cdf + pdf - 1.0 / std::sqrt(2 * kPi);
+    if (symmetric) return jet_map(J, value - 0.5 * u, cdf - 0.5, pdf);
+    return jet_map(J, value, cdf, pdf);
+}
+
+}  // namespace
+
+torch::Tensor PublishedCpFlowImpl::potential_jet(const torch::Tensor& y,
+                                                 const std::vector<torch::Tensor>& raw) const {
+    const bool projected = positivity_ == PositivityMap::Projected;
+    const double gain = 1.0 / static_cast<double>(options_.hidden());
+    const auto actnorm_jet = [&](size_t l, const torch::Tensor& J) {
+        return (J + value_only(an_b_[l])) * (torch::exp(an_logs_[l]) + kScalingMin);
+    };
+    auto z = jet_act(input_affine(y, W0_, b0_), /*symmetric=*/true);
+    const size_t hidden_layers = raw.size() - 1;
+    for (size_t l = 0; l < hidden_layers; ++l) {
+        const auto w = projected ? raw[l] : torch::softplus(raw[l]);
+        const auto u = jet_linear(z, w, bz_[l]) * gain + input_affine(y, wx_[l], cx_[l]);
+        const auto inner = jet_act(actnorm_jet(l, u), false);
+        const auto aug = jet_act(input_affine(y, wx2_[l], cx2_[l]), true);
+        z = torch::cat({inner, aug}, 2);
+    }
+    const auto w = projected ? raw.back() : torch::softplus(raw.back());
+    const auto u = jet_linear(z, w) * gain + input_affine(y, wx_.back());
+    const auto icnn = actnorm_jet(hidden_layers, u).squeeze(2);
+    // ‖y‖²/2: value, ∂ₐ = yₐ, Hessian the identity.
+    const int64_t n = y.size(0);
+    const auto ones = torch::ones({1, n}, y.options()), zeros = torch::zeros({1, n}, y.options());
+    const auto quadratic =
+        torch::cat({(y.pow(2).sum(1) / 2).unsqueeze(0), y.t(), ones, zeros, ones}, 0);
+    return torch::softplus(w1_) * icnn + torch::softplus(w0_) * quadratic;
+}
+
+CpFlowLogProb PublishedCpFlowImpl::log_prob_from(const torch::Tensor& f,
+                                                 const torch::Tensor& det) const {
+    CpFlowLogProb out;
+    out.nonpositive_dets = (det.detach() <= 0).sum().item<int64_t>();
+    const double plogv = options_.prior_log_var();
+    const auto log_prior =
+        (-f.pow(2) / (2 * std::exp(plogv) + kPriorEps) - plogv / 2 - 0.5 * std::log(2 * kPi))
+            .sum(1);
+    const auto log_s = torch::log(torch::exp(outer_logs_) + kScalingMin).sum();
+    out.log_p = log_prior + torch::log(det.clamp_min(kDetFloor)) + log_s;
+    return out;
+}
+
 CpFlowLogProb PublishedCpFlowImpl::log_prob(const torch::Tensor& x,
                                             const std::vector<torch::Tensor>& raw,
                                             bool create_graph) const {
+    require(initialised_, "log_prob before initialise() (the ActNorms need their data init)");
+    require(x.dim() == 2 && x.size(1) == 2, "log_prob needs an n × 2 tensor");
+    torch::AutoGradMode mode(create_graph);
+    // The jets are derivatives in y = ActNorm(x); y itself carries the graph to the ActNorm.
+    const auto jet = potential_jet(outer_actnorm(x.to(torch::kFloat64)), raw);
+    const auto det = jet[3] * jet[5] - jet[4].pow(2);
+    return log_prob_from(jet.narrow(0, 1, 2).t(), det);
+}
+
+CpFlowLogProb PublishedCpFlowImpl::log_prob_by_autograd(const torch::Tensor& x,
+                                                        const std::vector<torch::Tensor>& raw,
+                                                        bool create_graph) const {
     require(initialised_, "log_prob before initialise() (the ActNorms need their data init)");
     require(x.dim() == 2 && x.size(1) == 2, "log_prob needs an n × 2 tensor");
     torch::AutoGradMode enable(true);
@@ -189,7 +292,6 @@ CpFlowLogProb PublishedCpFlowImpl::log_prob(const torch::Tensor& x,
     // ActNorm is trainable), so the loss still reaches the ActNorm through f and log s.
     auto y = outer_actnorm(x.to(torch::kFloat64));
     if (!y.requires_grad()) y = y.detach().requires_grad_(true);
-    const auto log_s = torch::log(torch::exp(outer_logs_) + kScalingMin).sum();
     auto* self = const_cast<PublishedCpFlowImpl*>(this);
     const auto F = self->potential(y, raw, /*init_actnorms=*/false);
     const auto f = torch::autograd::grad({F.sum()}, {y}, {}, /*retain_graph=*/true,
@@ -199,14 +301,7 @@ CpFlowLogProb PublishedCpFlowImpl::log_prob(const torch::Tensor& x,
     const auto r1 = torch::autograd::grad({f.select(1, 1).sum()}, {y}, {}, /*retain_graph=*/true,
                                           /*create_graph=*/create_graph)[0];
     const auto det = r0.select(1, 0) * r1.select(1, 1) - r0.select(1, 1) * r1.select(1, 0);
-    CpFlowLogProb out;
-    out.nonpositive_dets = (det.detach() <= 0).sum().item<int64_t>();
-    const double plogv = options_.prior_log_var();
-    const auto log_prior =
-        (-f.pow(2) / (2 * std::exp(plogv) + kPriorEps) - plogv / 2 - 0.5 * std::log(2 * kPi))
-            .sum(1);
-    out.log_p = log_prior + torch::log(det.clamp_min(kDetFloor)) + log_s;
-    return out;
+    return log_prob_from(f, det);
 }
 
 void PublishedCpFlowImpl::project() {

@@ -79,9 +79,18 @@ public:
     // emitted from the conditioning batch `cond` (raw data rows, passed through the ActNorm and
     // detached).
     std::vector<torch::Tensor> constrained(const torch::Tensor& cond) const;
-    // log p(x) with the given W̃. `create_graph`: keep the graph of the Hessian for training.
+    // log p(x) with the given W̃. `create_graph`: keep the graph for a backward to the
+    // parameters (training); without it the pass runs under no-grad (evaluation).
+    // F, ∇F and ∇²F are carried forward together through the network as 2-jets (value, the two
+    // first and three second derivatives in y, stacked so each layer is one matrix product), so
+    // the loss needs a single first-order backward instead of autograd's gradient-of-Hessian.
     CpFlowLogProb log_prob(const torch::Tensor& x, const std::vector<torch::Tensor>& raw,
                            bool create_graph) const;
+    // The same log p with ∇F and the Hessian rows taken by autograd (double backward), as
+    // upstream computes them: the reference the jet pass is tested against.
+    CpFlowLogProb log_prob_by_autograd(const torch::Tensor& x,
+                                       const std::vector<torch::Tensor>& raw,
+                                       bool create_graph) const;
     // pgd: clamps every W̃ at 0 (after an optimizer step); a no-op for the others.
     void project();
     // Parameters the optimizer trains (for the lifter the W̃ are not among them).
@@ -94,6 +103,9 @@ private:
     torch::Tensor outer_actnorm(const torch::Tensor& x) const;
     torch::Tensor potential(const torch::Tensor& y, const std::vector<torch::Tensor>& raw,
                             bool init_actnorms);
+    // The potential's 2-jet at y: a 6 × n tensor (F, ∂₀F, ∂₁F, ∂₀₀F, ∂₀₁F, ∂₁₁F).
+    torch::Tensor potential_jet(const torch::Tensor& y, const std::vector<torch::Tensor>& raw) const;
+    CpFlowLogProb log_prob_from(const torch::Tensor& f, const torch::Tensor& det) const;
 
     PublishedCpFlowOptions options_;
     PositivityMap positivity_ = PositivityMap::None;

@@ -42,6 +42,11 @@ void FusedAdam::factored(const std::vector<FactoredWeight>& weights) {
     }
 }
 
+void FusedAdam::set_lr(double lr) {
+    if (!(lr > 0)) throw std::invalid_argument("FusedAdam: need lr > 0");
+    lr_ = lr;
+}
+
 void FusedAdam::zero_grad() {
     for (auto& p : params_) p.mutable_grad() = torch::Tensor();
     for (auto& f : factored_)
@@ -101,6 +106,7 @@ torch::Tensor FusedAdamOptimizer::step(LossClosure closure) {
         torch::AutoGradMode enable(true);
         loss = closure();
     }
+    fused_.set_lr(static_cast<torch::optim::AdamOptions&>(param_groups().front().options()).lr());
     fused_.step(/*max_norm=*/0.0);
     return loss;
 }

@@ -34,6 +34,8 @@ public:
     // One Adam step; max_norm > 0 clips the global gradient norm first. Returns that norm.
     double step(double max_norm = 0.0);
     int64_t steps() const { return t_; }
+    // A new step size for the following steps (a schedule); throws unless lr > 0.
+    void set_lr(double lr);
 
 private:
     void update_factored(size_t i, const struct AdamCoefficients& k);
@@ -46,7 +48,8 @@ private:
 
 // FusedAdam behind torch::optim::Optimizer, for the trainers that hold a torch optimizer
 // (make_optimizer's "adam" on CPU parameters): zero_grad and param_groups are torch's, step() is
-// the one fused pass without clipping. The learning rate is fixed at construction.
+// the one fused pass without clipping. The learning rate is read from the first param group's
+// AdamOptions at every step, so a schedule that sets it there (as for torch's Adam) applies.
 class FusedAdamOptimizer : public torch::optim::Optimizer {
 public:
     FusedAdamOptimizer(std::vector<torch::Tensor> params, double lr);

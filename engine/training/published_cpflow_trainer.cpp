@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "core/stopwatch.h"
+#include "training/optimizer_factory.h"
 
 namespace liftlab {
 
@@ -36,8 +37,8 @@ PublishedCpFlowTrainer::PublishedCpFlowTrainer(const ExperimentSpec& spec, const
         flow_->initialise(x_train_.index_select(0, first.next()));
     }
     lr_ = method.lr > 0 ? method.lr : spec.optimizer.lr;
-    optimizer_ = std::make_unique<torch::optim::Adam>(flow_->trainable_parameters(),
-                                                      torch::optim::AdamOptions(lr_));
+    // Adam as upstream (torch's update; one fused pass per tensor, training/fused_adam.h).
+    optimizer_ = make_optimizer("adam", lr_, 0.0, flow_->trainable_parameters());
 }
 
 double PublishedCpFlowTrainer::step() {

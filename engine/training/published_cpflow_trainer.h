@@ -48,7 +48,7 @@ private:
     PublishedCpFlow flow_{nullptr};
     BatchSampler sampler_;
     torch::Tensor x_train_, x_test_, eval_cond_;
-    std::unique_ptr<torch::optim::Adam> optimizer_;
+    std::unique_ptr<torch::optim::Optimizer> optimizer_;
     double lr_ = 0;
     int steps_ = 0;
     double step_seconds_ = 0;

@@ -139,7 +139,15 @@ TEST(FusedAdam, OptimizerFaceMatchesTorchAdam) {
     ASSERT_NE(dynamic_cast<liftlab::FusedAdamOptimizer*>(fused.get()), nullptr);
     EXPECT_EQ(fused->param_groups().front().params().size(), ours.size());
     torch::optim::Adam adam(theirs, torch::optim::AdamOptions(1e-2));
+    const auto set_lr = [](torch::optim::Optimizer& o, double lr) {
+        for (auto& group : o.param_groups())
+            static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
+    };
     for (int i = 0; i < 30; ++i) {
+        if (i == 15) {  // a schedule writes the lr into the param groups, as for torch's Adam
+            set_lr(*fused, 2.5e-3);
+            set_lr(adam, 2.5e-3);
+        }
         fused->zero_grad();
         loss_of(ours, a, y, 1.0).backward();
         fused->step();
