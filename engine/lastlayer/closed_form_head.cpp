@@ -17,7 +17,7 @@ torch::Tensor ClosedFormHead::predict(const torch::Tensor& features) const {
 }
 
 void RidgeHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
-    set_weights(solve_proximal(with_bias_column(features), targets, beta_).w);
+    set_weights(solve_proximal(bias_column_f64(features), targets, beta_).w);
 }
 
 void RidgeHead::observe_statistics(const GramStatistics& batch) {
@@ -25,7 +25,7 @@ void RidgeHead::observe_statistics(const GramStatistics& batch) {
 }
 
 void ProximalHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
-    set_weights(solve_proximal(with_bias_column(features), targets, lambda_, w_).w);
+    set_weights(solve_proximal(bias_column_f64(features), targets, lambda_, w_).w);
 }
 
 void ProximalHead::observe_statistics(const GramStatistics& batch) {
@@ -38,7 +38,7 @@ RlsHead::RlsHead(int64_t d, int64_t k, double rho, double lambda)
 void RlsHead::observe_batch(const torch::Tensor& features, const torch::Tensor& targets) {
     stats_.scale(rho_);
     prior_ *= rho_;
-    stats_.add(with_bias_column(features), targets);
+    stats_.add(bias_column_f64(features), targets);
     set_weights(solve_statistics(stats_, prior_));
 }
 

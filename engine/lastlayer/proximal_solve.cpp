@@ -1,5 +1,6 @@
 #include "lastlayer/proximal_solve.h"
 
+#include <memory>
 #include <stdexcept>
 #include <vector>
 
@@ -34,32 +35,35 @@ torch::Tensor solve_with_lapack(const BlasLapack& f, const torch::Tensor& phi,
     double* out = w.data_ptr<double>();  // column-major Wᵀ (k × d), ld = k
     if (woodbury) {
         // W = W0 + Φᵀ (ΦΦᵀ + λI)⁻¹ (Y − Φ W0), the Woodbury form of (ΦᵀΦ + λI)⁻¹(ΦᵀY + λW0).
-        std::vector<double> gram(static_cast<size_t>(n) * n);
-        f.dsyrk("L", "T", &n, &d, &one, p, &d, &zero, gram.data(), &n, 1, 1);  // ΦΦᵀ
+        // Scratch BLAS writes before reading (β = 0): not zero-filled.
+        std::unique_ptr<double[]> gram_buf(new double[static_cast<size_t>(n) * n]);
+        double* gram = gram_buf.get();
+        f.dsyrk("L", "T", &n, &d, &one, p, &d, &zero, gram, &n, 1, 1);  // ΦΦᵀ
         for (int i = 0; i < n; ++i) gram[static_cast<size_t>(i) * n + i] += lambda;
-        f.dpotrf("L", &n, gram.data(), &n, &info, 1);
+        f.dpotrf("L", &n, gram, &n, &info, 1);
         if (info != 0) throw std::runtime_error(not_spd_message(true));
         // Residual Rᵀ = Yᵀ − W0ᵀ Φᵀ (k × n), then R (n × k, column-major) for the solve.
         std::vector<double> rt(yv, yv + static_cast<size_t>(n) * k);
         if (w0.defined())
             f.dgemm("N", "N", &k, &n, &d, &minus_one, w0.data_ptr<double>(), &k, p, &d, &one,
                     rt.data(), &k, 1, 1);
-        std::vector<double> r(static_cast<size_t>(n) * k);
+        std::unique_ptr<double[]> r(new double[static_cast<size_t>(n) * k]);
         for (int i = 0; i < n; ++i)
             for (int j = 0; j < k; ++j)
                 r[static_cast<size_t>(j) * n + i] = rt[static_cast<size_t>(i) * k + j];
-        f.dpotrs("L", &n, &k, gram.data(), &n, r.data(), &n, &info, 1);
+        f.dpotrs("L", &n, &k, gram, &n, r.get(), &n, &info, 1);
         // Wᵀ = W0ᵀ + Sᵀ Φ (k × d).
         if (w0.defined())
             std::copy(w0.data_ptr<double>(), w0.data_ptr<double>() + static_cast<size_t>(d) * k,
                       out);
-        f.dgemm("T", "T", &k, &d, &n, &one, r.data(), &n, p, &d, w0.defined() ? &one : &zero, out,
+        f.dgemm("T", "T", &k, &d, &n, &one, r.get(), &n, p, &d, w0.defined() ? &one : &zero, out,
                 &k, 1, 1);
         return w;
     }
     // W = (ΦᵀΦ + λI)⁻¹ (ΦᵀY + λW0) by Cholesky of the d × d matrix.
-    std::vector<double> gram(static_cast<size_t>(d) * d);
-    f.dsyrk("L", "N", &d, &n, &one, p, &d, &zero, gram.data(), &d, 1, 1);  // ΦᵀΦ
+    std::unique_ptr<double[]> gram_buf(new double[static_cast<size_t>(d) * d]);  // β = 0: no fill
+    double* gram = gram_buf.get();
+    f.dsyrk("L", "N", &d, &n, &one, p, &d, &zero, gram, &d, 1, 1);  // ΦᵀΦ
     for (int i = 0; i < d; ++i) gram[static_cast<size_t>(i) * d + i] += lambda;
     std::vector<double> rhs(static_cast<size_t>(d) * k, 0.0);  // column-major d × k
     if (w0.defined() && lambda > 0) {
@@ -69,9 +73,9 @@ torch::Tensor solve_with_lapack(const BlasLapack& f, const torch::Tensor& phi,
                 rhs[static_cast<size_t>(j) * d + i] = lambda * w0v[static_cast<size_t>(i) * k + j];
     }
     f.dgemm("N", "T", &d, &k, &n, &one, p, &d, yv, &k, &one, rhs.data(), &d, 1, 1);  // + ΦᵀY
-    f.dpotrf("L", &d, gram.data(), &d, &info, 1);
+    f.dpotrf("L", &d, gram, &d, &info, 1);
     if (info != 0) throw std::runtime_error(not_spd_message(false));
-    f.dpotrs("L", &d, &k, gram.data(), &d, rhs.data(), &d, &info, 1);
+    f.dpotrs("L", &d, &k, gram, &d, rhs.data(), &d, &info, 1);
     for (int i = 0; i < d; ++i)
         for (int j = 0; j < k; ++j)
             out[static_cast<size_t>(i) * k + j] = rhs[static_cast<size_t>(j) * d + i];
@@ -92,6 +96,15 @@ torch::Tensor cholesky_or_throw(const torch::Tensor& a, const char* what) {
 
 torch::Tensor with_bias_column(const torch::Tensor& phi) {
     return torch::cat({phi, torch::ones({phi.size(0), 1}, phi.options())}, /*dim=*/1);
+}
+
+torch::Tensor bias_column_f64(const torch::Tensor& phi) {
+    torch::NoGradGuard no_grad;
+    const int64_t d = phi.size(1);
+    auto out = torch::empty({phi.size(0), d + 1}, phi.options().dtype(torch::kFloat64));
+    out.narrow(1, 0, d).copy_(phi.detach());
+    out.select(1, d).fill_(1.0);
+    return out;
 }
 
 ProximalSolveResult solve_proximal(const torch::Tensor& phi_in, const torch::Tensor& y_in,

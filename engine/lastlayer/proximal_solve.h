@@ -28,8 +28,11 @@ ProximalSolveResult solve_proximal(const torch::Tensor& phi, const torch::Tensor
                                    const torch::Tensor& w_prior = {},
                                    SolvePath path = SolvePath::Automatic);
 
-// Appends the constant-1 feature that carries the bias: [Φ, 1].
+// Appends the constant-1 feature that carries the bias: [Φ, 1] (same dtype, keeps the graph).
 torch::Tensor with_bias_column(const torch::Tensor& phi);
+// [Φ, 1] as the solves take it: float64, detached, contiguous, written in one pass (instead of a
+// cat and then a cast).
+torch::Tensor bias_column_f64(const torch::Tensor& phi);
 
 }  // namespace liftlab
 
