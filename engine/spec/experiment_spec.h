@@ -100,7 +100,8 @@ struct IcnnSpec {
     int flow_hidden = 128;      // flow proposal: width of each coupling MLP
     int flow_fit_steps = 3000;  // flow proposal: Adam steps of the maximum-likelihood fit
     // flow proposal: Adam steps per training step that refine the flow toward the current EBM
-    // (reverse KL, density_models.cpp); 0: the data fit is used as is
+    // (reverse KL, density_models.cpp) — the flow the training draws come from: the data fit, or
+    // with proposal_adapt_train the adapted flow (tracking the EBM between refits); 0: none
     int flow_refine_steps = 0;
     double flow_refine_lr = 1e-4;
     // flow proposal, adapted to the EBM (density_models.cpp, engine/ebm/flow_proposal.h): at every

@@ -160,11 +160,14 @@ public:
             }
             adapt_train_ = c.proposal_adapt_train;
         }
+        // The refined flow is the one the training draws come from: the data fit, or with
+        // proposal_adapt_train the adapted flow, which then tracks the EBM step by step between
+        // its refits (the reference's alternating scheme: a sampler update with every EBM step).
         if (refine_steps_ > 0)
             refiner_ = std::make_unique<torch::optim::Adam>(
-                flow_->parameters(), torch::optim::AdamOptions(c.flow_refine_lr));
-        else
-            for (auto& p : flow_->parameters()) p.set_requires_grad(false);
+                refined().parameters(), torch::optim::AdamOptions(c.flow_refine_lr));
+        for (auto& p : flow_->parameters())
+            p.set_requires_grad(refine_steps_ > 0 && !adapt_train_);
     }
     bool adapts() const { return refiner_ != nullptr; }
     // refine_steps reverse-KL steps toward exp(−energy) (energy: rows → energies, autograd in x).
@@ -173,13 +176,16 @@ public:
         if (!refiner_) return;
         torch::AutoGradMode enable(true);  // also when the caller evaluates under no-grad
         auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+        auto& flow = refined();
+        // Draws from the base the flow is sampled with (the adapted flow: N(0, I) as in its fits).
+        const double variance = adapt_train_ ? 1.0 : base_variance_;
         for (int k = 0; k < refine_steps_; ++k) {
-            const auto z =
-                torch::randn({batch, flow_->options().dim()}, gen) * std::sqrt(base_variance_);
-            const auto [x, log_det] = flow_->decode(z);
+            const auto z = torch::randn({batch, flow.options().dim()}, gen) * std::sqrt(variance);
+            const auto [x, log_det] = flow.decode(z);
             // log q(x) = log N(z) − log_det; log N(z) does not depend on φ.
             const auto loss = (energy(x).to(torch::kFloat32) - log_det).mean();
-            refiner_->zero_grad();
+            // Dropped, not zeroed: the adapted flow's fits may leave gradients that are views.
+            for (auto& p : flow.parameters()) p.mutable_grad() = torch::Tensor();
             loss.backward();
             refiner_->step();
         }
@@ -220,6 +226,8 @@ public:
     }
 
 private:
+    AffineCouplingFlowImpl& refined() { return adapt_train_ ? *adapted_ : *flow_; }
+
     std::optional<Proposal> moment_;
     AffineCouplingFlow flow_{nullptr};
     double base_variance_ = 1.0;
