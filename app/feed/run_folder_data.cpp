@@ -145,8 +145,14 @@ RunFolderData read_run_folder(const std::string& dir) {
         const size_t seeds =
             spec.contains("seeds") && spec["seeds"].is_array() ? spec["seeds"].size() : 0;
         const long long b = int_of(spec, "batch_size", 0);
-        d.title = d.name + "  (batch " + std::to_string(b) + ", " + std::to_string(seeds) +
-                  " seed" + (seeds == 1 ? "" : "s") + ")";
+        // The task's target names what was fitted when one preset serves several (CP-Flow toys,
+        // the 1-D log-concave targets): "name — target  (batch B, N steps, S seeds)".
+        const std::string target =
+            spec.contains("task") ? string_of(spec["task"], "target", "") : std::string();
+        const long long steps = int_of(spec, "steps", 0);
+        d.title = d.name + (target.empty() ? "" : " — " + target) + "  (batch " +
+                  std::to_string(b) + (steps > 0 ? ", " + std::to_string(steps) + " steps" : "") +
+                  ", " + std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
         if (spec.contains("task")) d.task_kind = string_of(spec["task"], "kind", "");
         d.batch_size = static_cast<int>(b);
         d.steps = static_cast<int>(int_of(spec, "steps", 0));
