@@ -5,6 +5,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "icnn/positivity.h"
+
 namespace liftlab {
 
 namespace {
@@ -16,7 +18,6 @@ constexpr double kPriorEps = 1e-5;     // upstream log_normal's denominator term
 constexpr double kDetFloor = 1e-300;   // clamp of a (never expected) non-positive determinant
 constexpr int64_t kBodyHidden = 64;    // lifter body d → 64 → 64 → 96
 constexpr int64_t kBodyOut = 96;
-constexpr double kPoolEps = 1e-5;     // standardisation of the pooled body output
 constexpr double kReadoutBias = 0.0;  // published config: readout_bias_init 0
 
 void require(bool ok, const std::string& what) {
@@ -161,8 +162,9 @@ std::vector<torch::Tensor> PublishedCpFlowImpl::constrained(const torch::Tensor&
     for (size_t i = 0; i < body_w_.size(); ++i)
         hcur = torch::relu(torch::addmm(body_b_[i], hcur, body_w_[i].t()));
     auto pooled = hcur.mean(0);
-    // Standardised over its 96 entries exactly as the engine's lifter does (positivity.cpp).
-    pooled = (pooled - pooled.mean()) / torch::sqrt(pooled.var(/*unbiased=*/false) + kPoolEps);
+    // Standardised over its 96 entries by the engine lifter's own pool_norm (until 2026-12-02 this
+    // used the population variance with ε inside the square root: a 0.5 % larger scale).
+    pooled = pool_norm(pooled);
     std::vector<torch::Tensor> out;
     for (size_t l = 0; l < raw_.size(); ++l)
         out.push_back((torch::mv(readout_w_[l], pooled) + readout_b_[l]).reshape(raw_[l].sizes()));

@@ -180,7 +180,11 @@ torch::Tensor LifterPositivity::body_features(const torch::Tensor& batch) {
                                         std::to_string(options_.input_dim()));
         h = body_->forward(x.detach()).mean(/*dim=*/0);  // DeepSets: mean-pool over samples
     }
-    // The reference's pool_norm: unbiased std, ε added to the std.
+    return pool_norm(h);
+}
+
+torch::Tensor pool_norm(const torch::Tensor& h) {
+    // Unbiased std, ε added to the std (not to the variance), as the reference.
     return (h - h.mean()) / (h.std(/*unbiased=*/true) + kStandardiseEps);
 }
 

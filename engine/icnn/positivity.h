@@ -19,6 +19,11 @@
 
 namespace liftlab {
 
+// The reference's pool_norm (luqigroup/lift `lift/models/hypernet.py`): the pooled body output
+// standardised across its entries, (h − mean) / (std + 1e−5) with torch's default, unbiased std.
+// Every lifter (the ICNN's and the published CP-Flow's) standardises through this.
+torch::Tensor pool_norm(const torch::Tensor& h);
+
 using TensorShapes = std::vector<std::vector<int64_t>>;
 
 // Base of every strategy. `batch` is the conditioning input (n × d); only the lifter variants

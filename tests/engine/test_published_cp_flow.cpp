@@ -17,6 +17,7 @@
 #include "data/dataset.h"
 #include "ebm/toy2d.h"
 #include "flows/published_cp_flow.h"
+#include "icnn/positivity.h"
 #include "spec/experiment_spec.h"
 #include "test_helpers.h"
 #include "training/published_cpflow_trainer.h"
@@ -115,6 +116,29 @@ TEST(PublishedCpFlow, SoftplusAndPgdStartFromTheSameNetwork) {
     const auto la = a->log_prob(x, a->constrained(x), false).log_p;
     const auto lb = b->log_prob(x, b->constrained(x), false).log_p;
     EXPECT_LT((la - lb).abs().max().item<double>(), 1e-10);
+}
+
+TEST(PublishedCpFlow, LifterEmitsThroughTheReferencesPoolNorm) {
+    // W̃ = Θ h + b with h the body's mean-pooled output standardised as the reference's
+    // pool_norm: (h − mean) / (std + 1e-5), torch's default (unbiased) std, ε outside the root.
+    auto flow = small_flow("lifter", 5);
+    const auto x = cloud(40, 12);
+    auto p = flow->named_parameters();
+    auto h = (x + p["actnorm_b"]) * (torch::exp(p["actnorm_logs"]) + 0.001);
+    for (int i = 0; i < 3; ++i) {
+        const auto w = p["body_w" + std::to_string(i)], b = p["body_b" + std::to_string(i)];
+        h = torch::relu(h.matmul(w.t()) + b);
+    }
+    auto pooled = h.mean(0);
+    const auto centred = pooled - pooled.mean();
+    const double sd = std::sqrt((centred * centred).sum().item<double>() / (pooled.numel() - 1));
+    pooled = centred / (sd + 1e-5);
+    const auto expected = (p["readout_w0"].matmul(pooled) + p["readout_b0"]).reshape({4, 8});
+    const auto emitted = flow->constrained(x)[0];
+    EXPECT_LT((emitted - expected).abs().max().item<double>(), 1e-12);
+    // The 1-D helper itself on a vector whose statistics are known: mean 2.5, sd √(5/3).
+    const auto v = liftlab::pool_norm(torch::tensor({1.0, 2.0, 3.0, 4.0}, torch::kFloat64));
+    EXPECT_NEAR(v[3].item<double>(), 1.5 / (std::sqrt(5.0 / 3.0) + 1e-5), 1e-14);
 }
 
 TEST(PublishedCpFlow, ActNormInitStandardisesTheFirstBatch) {
