@@ -15,8 +15,8 @@
 #include "core/allocator_tuning.h"
 #include "core/compute_threads.h"
 #include "lastlayer/proximal_solve.h"
-#include "training/optimizer_factory.h"
 #include "nn/mlp_backbone.h"
+#include "training/optimizer_factory.h"
 
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
@@ -28,9 +28,8 @@ int main(int argc, char** argv) {
     std::printf("threads=%d  backbone %lld-%lld-%lld-d, %lld outputs, lambda=%g\n", threads,
                 static_cast<long long>(kInput), static_cast<long long>(kHidden),
                 static_cast<long long>(kHidden), static_cast<long long>(kOutputs), kLambda);
-    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s\n", "d", "n", "grad_ms",
-                "prox_chol_ms", "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad",
-                "wfirst/grad");
+    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s\n", "d", "n", "grad_ms", "prox_chol_ms",
+                "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad", "wfirst/grad");
     for (int64_t d : {64, 256, 1024}) {
         for (int64_t n : {16, 128}) {
             liftlab::MlpBackbone net(
@@ -58,8 +57,8 @@ int main(int argc, char** argv) {
                 loss.backward();
                 adam_backbone->step();
                 torch::NoGradGuard g;
-                w = liftlab::solve_proximal(liftlab::bias_column_f64(net->forward(x)), y, kLambda, w,
-                                            path)
+                w = liftlab::solve_proximal(liftlab::bias_column_f64(net->forward(x)), y, kLambda,
+                                            w, path)
                         .w;
             };
             auto w_first_step = [&] {

@@ -104,7 +104,8 @@ private:
     torch::Tensor potential(const torch::Tensor& y, const std::vector<torch::Tensor>& raw,
                             bool init_actnorms);
     // The potential's 2-jet at y: a 6 × n tensor (F, ∂₀F, ∂₁F, ∂₀₀F, ∂₀₁F, ∂₁₁F).
-    torch::Tensor potential_jet(const torch::Tensor& y, const std::vector<torch::Tensor>& raw) const;
+    torch::Tensor potential_jet(const torch::Tensor& y,
+                                const std::vector<torch::Tensor>& raw) const;
     CpFlowLogProb log_prob_from(const torch::Tensor& f, const torch::Tensor& det) const;
 
     PublishedCpFlowOptions options_;

@@ -166,8 +166,7 @@ public:
         if (refine_steps_ > 0)
             refiner_ = std::make_unique<torch::optim::Adam>(
                 refined().parameters(), torch::optim::AdamOptions(c.flow_refine_lr));
-        for (auto& p : flow_->parameters())
-            p.set_requires_grad(refine_steps_ > 0 && !adapt_train_);
+        for (auto& p : flow_->parameters()) p.set_requires_grad(refine_steps_ > 0 && !adapt_train_);
     }
     bool adapts() const { return refiner_ != nullptr; }
     // refine_steps reverse-KL steps toward exp(−energy) (energy: rows → energies, autograd in x).

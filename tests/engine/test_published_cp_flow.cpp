@@ -85,7 +85,8 @@ TEST_P(PublishedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGrad
     const auto params = flow->trainable_parameters();
     const auto nll_grads = [&](bool jets) {
         const auto raw = flow->constrained(x);
-        const auto lp = jets ? flow->log_prob(x, raw, true) : flow->log_prob_by_autograd(x, raw, true);
+        const auto lp =
+            jets ? flow->log_prob(x, raw, true) : flow->log_prob_by_autograd(x, raw, true);
         const auto loss = -lp.log_p.mean();
         return std::make_pair(lp.log_p.detach(), torch::autograd::grad({loss}, params));
     };
