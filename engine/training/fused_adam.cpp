@@ -56,7 +56,7 @@ void FusedAdam::zero_grad() {
 double FusedAdam::step(double max_norm) {
     torch::NoGradGuard no_grad;
     double sq = 0;
-    for (size_t i = 0; i < params_.size(); ++i) {
+    for (size_t i = 0; max_norm > 0 && i < params_.size(); ++i) {
         if (factored_[i] && !factored_[i]->empty()) {
             sq += factored_[i]->squared_norm();
             continue;

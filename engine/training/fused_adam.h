@@ -31,7 +31,8 @@ public:
     // Drops every gradient, dense and factored (backward then writes fresh ones without a
     // zeroing pass).
     void zero_grad();
-    // One Adam step; max_norm > 0 clips the global gradient norm first. Returns that norm.
+    // One Adam step; max_norm > 0 clips the global gradient norm first and returns that norm.
+    // Without clipping the norm is not computed (one read of every gradient saved): returns 0.
     double step(double max_norm = 0.0);
     int64_t steps() const { return t_; }
     // A new step size for the following steps (a schedule); throws unless lr > 0.

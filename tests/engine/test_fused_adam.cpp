@@ -56,7 +56,7 @@ TEST(FusedAdam, FoldsTheGlobalNormClipIntoTheStep) {
     EXPECT_LT(max_difference(torch::kFloat32, 1.0, 100.0, 50), 1e-5);
 }
 
-// step() returns the global gradient norm before the clip: ‖(100, 100, 100)‖ = 100√3.
+// step(max_norm > 0) returns the global gradient norm before the clip: ‖(100, 100, 100)‖ = 100√3.
 TEST(FusedAdam, ReturnsTheGlobalGradientNorm) {
     auto p = std::vector<torch::Tensor>{torch::ones({3}, torch::kFloat64).requires_grad_()};
     liftlab::FusedAdam adam(p, 0.1);
@@ -64,6 +64,10 @@ TEST(FusedAdam, ReturnsTheGlobalGradientNorm) {
     EXPECT_NEAR(adam.step(1.0), 100.0 * std::sqrt(3.0), 1e-9);
     // Adam's first step moves every coordinate by lr, whatever the gradient's size.
     EXPECT_NEAR(p[0][0].item<double>(), 1.0 - 0.1, 1e-6);
+    // Without clipping the norm is not computed.
+    adam.zero_grad();
+    (100.0 * p[0]).sum().backward();
+    EXPECT_EQ(adam.step(0.0), 0.0);
 }
 
 TEST(FusedAdam, RefusesBadSettingsAndParameters) {
