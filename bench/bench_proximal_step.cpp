@@ -5,11 +5,14 @@
 //                  (backbone-first, the default order), with the solve forced through Cholesky
 //                  (d × d) or Woodbury (n × n);
 //   W-first        the solve on the features of the step's own forward, then the θ step at the
-//                  new W (one forward pass; `step_order: w-first`), on the automatic path.
+//                  new W (one forward pass; `step_order: w-first`), on the automatic path;
+//   fwd, solve     the prox step's two additions alone: the no-grad forward pass, and [Φ, 1] in
+//                  float64 plus the solve on the automatic path.
 // Adam is the trainers' (make_optimizer: the fused update) on both sides.
-// usage: liftlab-bench-prox THREADS
+// usage: liftlab-bench-prox THREADS [D N]   (D N: that one cell only, e.g. to profile it)
 #include <cstdio>
 #include <cstdlib>
+#include <vector>
 
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
@@ -28,10 +31,16 @@ int main(int argc, char** argv) {
     std::printf("threads=%d  backbone %lld-%lld-%lld-d, %lld outputs, lambda=%g\n", threads,
                 static_cast<long long>(kInput), static_cast<long long>(kHidden),
                 static_cast<long long>(kHidden), static_cast<long long>(kOutputs), kLambda);
-    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s\n", "d", "n", "grad_ms", "prox_chol_ms",
-                "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad", "wfirst/grad");
-    for (int64_t d : {64, 256, 1024}) {
-        for (int64_t n : {16, 128}) {
+    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s %10s %10s\n", "d", "n", "grad_ms",
+                "prox_chol_ms", "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad",
+                "wfirst/grad", "fwd_ms", "solve_ms");
+    std::vector<int64_t> widths{64, 256, 1024}, batches{16, 128};
+    if (argc > 3) {
+        widths = {std::atoll(argv[2])};
+        batches = {std::atoll(argv[3])};
+    }
+    for (int64_t d : widths) {
+        for (int64_t n : batches) {
             liftlab::MlpBackbone net(
                 liftlab::MlpBackboneOptions(kInput, d).hidden({kHidden, kHidden}));
             torch::nn::Linear head(d, kOutputs);
@@ -81,9 +90,30 @@ int main(int argc, char** argv) {
             const double wfirst =
                 liftlab::bench::median_seconds_per_call(w_first_step, calls, 5, 10);
             g = std::min(g, liftlab::bench::median_seconds_per_call(grad_step, calls, 5, 10));
-            std::printf("%6lld %5lld %12.3f %14.3f %14.3f %12.3f %10.2f %10.2f %12.2f\n",
-                        static_cast<long long>(d), static_cast<long long>(n), 1e3 * g, 1e3 * c,
-                        1e3 * wb, 1e3 * wfirst, c / g, wb / g, wfirst / g);
+            // Where the prox step's extra time goes: the no-grad forward and the solve alone.
+            const double fwd = liftlab::bench::median_seconds_per_call(
+                [&] {
+                    torch::NoGradGuard ng;
+                    (void)net->forward(x);
+                },
+                calls, 5, 10);
+            torch::Tensor feats_now;
+            {
+                torch::NoGradGuard ng;
+                feats_now = net->forward(x);
+            }
+            const double solve = liftlab::bench::median_seconds_per_call(
+                [&] {
+                    torch::NoGradGuard ng;
+                    (void)liftlab::solve_proximal(liftlab::bias_column_f64(feats_now), y, kLambda,
+                                                  w, liftlab::SolvePath::Automatic);
+                },
+                calls, 5, 10);
+
+            std::printf(
+                "%6lld %5lld %12.3f %14.3f %14.3f %12.3f %10.2f %10.2f %12.2f %10.3f %10.3f\n",
+                static_cast<long long>(d), static_cast<long long>(n), 1e3 * g, 1e3 * c, 1e3 * wb,
+                1e3 * wfirst, c / g, wb / g, wfirst / g, 1e3 * fwd, 1e3 * solve);
         }
     }
     return 0;

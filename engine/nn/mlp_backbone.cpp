@@ -1,5 +1,7 @@
 #include "nn/mlp_backbone.h"
 
+#include "nn/fast_tanh.h"
+
 namespace liftlab {
 
 MlpBackboneImpl::MlpBackboneImpl(const MlpBackboneOptions& options) : options_(options) {
@@ -16,7 +18,7 @@ MlpBackboneImpl::MlpBackboneImpl(const MlpBackboneOptions& options) : options_(o
 torch::Tensor MlpBackboneImpl::activate(const torch::Tensor& h) const {
     if (options_.activation() == "relu") return torch::relu(h);
     if (options_.activation() == "gelu") return torch::gelu(h);
-    return torch::tanh(h);
+    return fast_tanh(h);
 }
 
 torch::Tensor MlpBackboneImpl::forward(torch::Tensor x) {
