@@ -98,8 +98,10 @@ PublishedCpFlowImpl::PublishedCpFlowImpl(const PublishedCpFlowOptions& options)
         }
         for (size_t l = 0; l < raw_.size(); ++l) {
             const int64_t numel = raw_[l].numel();
-            readout_w_.push_back(register_parameter("readout_w" + std::to_string(l),
-                                                    uniform(gen, {numel, kBodyOut}, kBodyOut)));
+            readout_w_.push_back(register_parameter(
+                "readout_w" + std::to_string(l), options_.readout_fanin_scale()
+                                                     ? torch::randn({numel, kBodyOut}, gen, f64())
+                                                     : uniform(gen, {numel, kBodyOut}, kBodyOut)));
             readout_b_.push_back(register_parameter("readout_b" + std::to_string(l),
                                                     torch::full({numel}, kReadoutBias, f64())));
         }
@@ -165,9 +167,14 @@ std::vector<torch::Tensor> PublishedCpFlowImpl::constrained(const torch::Tensor&
     // Standardised over its 96 entries by the engine lifter's own pool_norm (until 2026-12-02 this
     // used the population variance with ε inside the square root: a 0.5 % larger scale).
     pooled = pool_norm(pooled);
+    // The reference's readout_fanin_scale divides Θ_E h by d_h (its weights start at N(0, 1)).
+    const double scale = options_.readout_fanin_scale() ? 1.0 / static_cast<double>(kBodyOut) : 1.0;
     std::vector<torch::Tensor> out;
-    for (size_t l = 0; l < raw_.size(); ++l)
-        out.push_back((torch::mv(readout_w_[l], pooled) + readout_b_[l]).reshape(raw_[l].sizes()));
+    for (size_t l = 0; l < raw_.size(); ++l) {
+        auto theta_h = torch::mv(readout_w_[l], pooled);
+        if (scale != 1.0) theta_h = theta_h * scale;
+        out.push_back((theta_h + readout_b_[l]).reshape(raw_[l].sizes()));
+    }
     return out;
 }
 

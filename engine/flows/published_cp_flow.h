@@ -31,7 +31,10 @@
 //               Linear), mean-pooled and standardised over its 96 entries, one Linear readout
 //               96 → numel per W̃ with weight U(±1/√96) and bias (the slack b) 0 (the published
 //               config's readout_bias_init). Only the W̃ are emitted; every other parameter,
-//               the ActNorms included, is trained directly, as in the reference.
+//               the ActNorms included, is trained directly, as in the reference. With
+//               readout_fanin_scale (the reference's μP output rule, which its CP-Flow figures
+//               use) the emission is W̃ = (Θ_E h)/96 + b with Θ_E started N(0, 1), so one Adam
+//               step moves W̃ by about the learning rate, as for a directly trained weight.
 // All three draw the shared parameters from one generator seeded by `seed`, in the same order,
 // so at one seed they start from the same network. Everything is float64, like upstream.
 #pragma once
@@ -53,6 +56,8 @@ struct PublishedCpFlowOptions {
     // A strategy offered for cpflow-published (its registry entry says so).
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Softplus);
     TORCH_ARG(double, prior_log_var) = 2.0;  // plogv
+    // lifter: W̃ = (Θ_E h)/d_h + b with Θ_E ~ N(0, 1) instead of Θ_E h + b with U(±1/√d_h)
+    TORCH_ARG(bool, readout_fanin_scale) = false;
     TORCH_ARG(uint64_t, seed) = 0;
 };
 

@@ -245,6 +245,7 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("proposal_defensive_inflate", c.proposal_defensive_inflate);
     r.read("proposal_adapt_train", c.proposal_adapt_train);
     r.read("architecture", c.architecture);
+    r.read("readout_fanin_scale", c.readout_fanin_scale);
     r.finish();
     require_one_of(c.architecture, {"liftlab", "cpflow-published"}, r.key("architecture"));
     require(c.width > 0, r.key("width"), "must be positive");
@@ -458,6 +459,8 @@ void check_task_fit(const ExperimentSpec& s) {
     }
     require(published || s.optimizer.lr_step_every == 0, "optimizer.lr_step_every",
             "is only used with icnn.architecture cpflow-published");
+    require(published || !s.icnn.readout_fanin_scale, "icnn.readout_fanin_scale",
+            "is only implemented for icnn.architecture cpflow-published");
     const std::string want_backbone = !kind.backbone.empty() ? kind.backbone
                                       : kind.classification  ? s.backbone.kind
                                                              : BackboneSpec{}.kind;
@@ -567,7 +570,8 @@ nlohmann::json icnn_json(const IcnnSpec& c) {
             {"proposal_defensive_weight", c.proposal_defensive_weight},
             {"proposal_defensive_inflate", c.proposal_defensive_inflate},
             {"proposal_adapt_train", c.proposal_adapt_train},
-            {"architecture", c.architecture}};
+            {"architecture", c.architecture},
+            {"readout_fanin_scale", c.readout_fanin_scale}};
 }
 
 }  // namespace

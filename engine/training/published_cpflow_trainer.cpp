@@ -24,6 +24,7 @@ PublishedCpFlowTrainer::PublishedCpFlowTrainer(const ExperimentSpec& spec, const
                                 .hidden(spec.icnn.width)
                                 .depth(spec.icnn.layers)
                                 .strategy(method.name)
+                                .readout_fanin_scale(spec.icnn.readout_fanin_scale)
                                 .seed(seed));
     x_train_ = data.x_train.to(torch::kFloat64);
     x_test_ = data.x_test.to(torch::kFloat64);

@@ -188,6 +188,14 @@ TEST(ExperimentSpec, ProposalAndPublishedCpFlowKeysAreChecked) {
     j = published;
     j["icnn"]["architecture"] = "cp-flow";
     EXPECT_EQ(spec_error(j).first, "icnn.architecture");
+    j = published;
+    j["icnn"]["readout_fanin_scale"] = true;
+    EXPECT_TRUE(liftlab::parse_spec(j).icnn.readout_fanin_scale);
+    EXPECT_TRUE(
+        liftlab::parse_spec(liftlab::to_json(liftlab::parse_spec(j))).icnn.readout_fanin_scale);
+    j["icnn"]["architecture"] = "liftlab";
+    j["optimizer"].erase("lr_step_every");
+    EXPECT_EQ(spec_error(j).first, "icnn.readout_fanin_scale");
 
     j = json::parse(R"({"name": "t", "task": {"kind": "icnn-ebm-nd", "target": "gaussian"},
         "icnn": {"proposal": "flow", "flow_layers": 4, "flow_refine_steps": 1},

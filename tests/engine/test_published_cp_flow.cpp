@@ -35,9 +35,13 @@ torch::Tensor cloud(int64_t n, uint64_t seed) {
     return 0.3 * torch::randn({n, 2}, gen, torch::kFloat64) + 0.1;
 }
 
-PublishedCpFlow small_flow(const std::string& strategy, uint64_t seed = 3) {
-    PublishedCpFlow flow(
-        PublishedCpFlowOptions(2).hidden(8).depth(3).strategy(strategy).seed(seed));
+PublishedCpFlow small_flow(const std::string& strategy, uint64_t seed = 3, bool fanin = false) {
+    PublishedCpFlow flow(PublishedCpFlowOptions(2)
+                             .hidden(8)
+                             .depth(3)
+                             .strategy(strategy)
+                             .seed(seed)
+                             .readout_fanin_scale(fanin));
     flow->initialise(cloud(256, 1));
     return flow;
 }
@@ -140,6 +144,27 @@ TEST(PublishedCpFlow, LifterEmitsThroughTheReferencesPoolNorm) {
     // The 1-D helper itself on a vector whose statistics are known: mean 2.5, sd √(5/3).
     const auto v = liftlab::pool_norm(torch::tensor({1.0, 2.0, 3.0, 4.0}, torch::kFloat64));
     EXPECT_NEAR(v[3].item<double>(), 1.5 / (std::sqrt(5.0 / 3.0) + 1e-5), 1e-14);
+}
+
+TEST(PublishedCpFlow, FaninReadoutDividesByTheCodeWidthAndStartsAtUnitGaussianWeights) {
+    // The reference's readout_fanin_scale: W̃ = (Θ_E h)/d_h + b, Θ_E ~ N(0, 1), d_h = 96.
+    auto flow = small_flow("lifter", 5, /*fanin=*/true);
+    auto plain = small_flow("lifter", 5);
+    const auto x = cloud(40, 12);
+    auto p = flow->named_parameters();
+    const auto theta = p["readout_w0"];  // 32 × 96: the sample sd is 1 ± 0.013
+    EXPECT_NEAR(theta.std().item<double>(), 1.0, 0.06);
+    EXPECT_NEAR(theta.mean().item<double>(), 0.0, 0.06);
+    // Every parameter drawn before the readouts is the default lifter's, at the same seed.
+    EXPECT_TRUE(torch::equal(p["body_w2"], plain->named_parameters()["body_w2"]));
+    auto h = (x + p["actnorm_b"]) * (torch::exp(p["actnorm_logs"]) + 0.001);
+    for (int i = 0; i < 3; ++i) {
+        const auto w = p["body_w" + std::to_string(i)], b = p["body_b" + std::to_string(i)];
+        h = torch::relu(h.matmul(w.t()) + b);
+    }
+    const auto pooled = liftlab::pool_norm(h.mean(0));
+    const auto expected = (theta.matmul(pooled) / 96.0 + p["readout_b0"]).reshape({4, 8});
+    EXPECT_LT((flow->constrained(x)[0] - expected).abs().max().item<double>(), 1e-12);
 }
 
 TEST(PublishedCpFlow, ActNormInitStandardisesTheFirstBatch) {
