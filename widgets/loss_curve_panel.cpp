@@ -32,7 +32,10 @@ constexpr int kBandAlpha = 45;          // bands stay behind the curves and do n
 const QString kBandLayer = QStringLiteral("bands");
 constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close to it
 constexpr int kInsetLegendMax = 6;
-constexpr int kMarkerMaxPoints = 400;  // more points than this: lines only
+// More points than this: lines only. 400 until the engine's steps got faster (2026-12-02, our
+// tanh): four live curves of 300–380 points, antialiased with markers, took 20–25 ms per replot
+// and the GUI probe's longest stall passed 20 ms; at 200 the replots stay ≤ 13 ms.
+constexpr int kMarkerMaxPoints = 200;
 // From this many points on, markers are one pre-drawn disc image per curve instead of an
 // antialiased ellipse per point: a live run's curves with a few hundred points each took 40 ms
 // per replot with ellipses (bench_gui_responsiveness, issue 12), most of it the markers.
