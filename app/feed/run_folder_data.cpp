@@ -146,9 +146,14 @@ RunFolderData read_run_folder(const std::string& dir) {
             spec.contains("seeds") && spec["seeds"].is_array() ? spec["seeds"].size() : 0;
         const long long b = int_of(spec, "batch_size", 0);
         // The task's target names what was fitted when one preset serves several (CP-Flow toys,
-        // the 1-D log-concave targets): "name — target  (batch B, N steps, S seeds)".
-        const std::string target =
-            spec.contains("task") ? string_of(spec["task"], "target", "") : std::string();
+        // the 1-D log-concave targets): "name — target  (batch B, N steps, S seeds)". Only for
+        // task kinds that have targets: spec.json writes the field (its default) for every kind.
+        const std::string kind_name =
+            spec.contains("task") ? string_of(spec["task"], "kind", "") : std::string();
+        const TaskKindInfo* kind_info = find_task_kind(kind_name);
+        const std::string target = kind_info && !kind_info->targets.empty()
+                                       ? string_of(spec["task"], "target", "")
+                                       : std::string();
         const long long steps = int_of(spec, "steps", 0);
         d.title = d.name + (target.empty() ? "" : " — " + target) + "  (batch " +
                   std::to_string(b) + (steps > 0 ? ", " + std::to_string(steps) + " steps" : "") +
