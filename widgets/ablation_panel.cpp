@@ -13,9 +13,9 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kBarWidth = 0.6;      // in category units
-constexpr double kLabelRoom = 0.16;    // share of the span kept free for the p labels
-constexpr double kPlainMargin = 0.06;  // share of the span on a side without labels
+constexpr double kAblationBarWidth = 0.6;  // in category units
+constexpr double kLabelRoom = 0.16;        // share of the span kept free for the p labels
+constexpr double kPlainMargin = 0.06;      // share of the span on a side without labels
 constexpr double kSignificance = 0.05;
 constexpr int kRotateLabelsAbove = 6;  // more categories than this: slanted method names
 
@@ -145,7 +145,7 @@ void AblationPanel::redraw() {
         fill.setAlpha(200);
         auto* bars = new QCPBars(plot_->xAxis, plot_->yAxis);
         bars->setName(b.method);
-        bars->setWidth(kBarWidth);
+        bars->setWidth(kAblationBarWidth);
         bars->setPen(QPen(c.darker(135), 1.2));
         bars->setBrush(fill);
         bars->setData({key}, {b.value}, /*alreadySorted=*/true);

@@ -16,12 +16,11 @@ namespace liftlab {
 
 namespace {
 
-const QString kBandLayer = QStringLiteral("shoulder");
+const QString kShoulderBandLayer = QStringLiteral("shoulder");
 const QColor kBandFill(255, 140, 60, 48);  // light orange, behind the traces
 const QColor kBandEdge(215, 90, 30);       // dashed upper edge of the band
 const QColor kBandText(170, 60, 20);
-constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close to it
-constexpr double kMinBandShare = 0.12;     // the band takes at least this share of the height
+constexpr double kMinBandShare = 0.12;  // the band takes at least this share of the height
 constexpr int kHistogramAlpha = 40;
 constexpr int kMaxDwellBins = 40;
 constexpr int kKeyColumns = 3;  // at most this many entries a line in the keys
@@ -69,7 +68,8 @@ EscapePanel::EscapePanel(QWidget* parent)
     : PlotPanel(parent, QSize(480, 360)), threshold_(std::log(0.05 / 0.95)) {
     plot_->setAutoAddPlottableToLegend(false);
     plot_->legend->setVisible(false);  // shown with the first trace
-    plot_->addLayer(kBandLayer, plot_->layer(QStringLiteral("main")), QCustomPlot::limBelow);
+    plot_->addLayer(kShoulderBandLayer, plot_->layer(QStringLiteral("main")),
+                    QCustomPlot::limBelow);
 
     // Rows: the trace key, traces over the whole width, occupancy | dwell times, the method key
     // with the escape statistics. Keys sit outside the axes so that they never hide data.
@@ -117,7 +117,7 @@ EscapePanel::EscapePanel(QWidget* parent)
 
     // The shoulder band: from the bottom of the trace axes up to the threshold, full width.
     band_ = new QCPItemRect(plot_);
-    band_->setLayer(kBandLayer);
+    band_->setLayer(kShoulderBandLayer);
     band_->setClipAxisRect(traceRect_);
     band_->setPen(Qt::NoPen);
     band_->setBrush(kBandFill);
@@ -130,7 +130,7 @@ EscapePanel::EscapePanel(QWidget* parent)
     band_->bottomRight->setType(QCPItemPosition::ptAxisRectRatio);
     band_->bottomRight->setCoords(1, 1);
     bandEdge_ = new QCPItemStraightLine(plot_);
-    bandEdge_->setLayer(kBandLayer);
+    bandEdge_->setLayer(kShoulderBandLayer);
     bandEdge_->setClipAxisRect(traceRect_);
     bandEdge_->setPen(QPen(kBandEdge, 1.2, Qt::DashLine));
     bandLabel_ = new QCPItemText(plot_);

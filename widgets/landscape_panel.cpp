@@ -69,7 +69,6 @@ private:
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 constexpr double kPi = 3.14159265358979323846;
 constexpr int kLegendRowMax = 10;        // legend entries in a single row
 constexpr double kTrajectoryPad = 0.04;  // share of the span left around a path off the grid
@@ -309,7 +308,7 @@ void LandscapePanel::setGrid(Side side, int nAlpha, int nBeta, double a0, double
         v.b1 = b1;
         v.loss = loss;
         for (double& l : v.loss)
-            if (!std::isfinite(l)) l = kNan;  // ±inf would be a colour; it is an invalid cell
+            if (!std::isfinite(l)) l = kNaN;  // ±inf would be a colour; it is an invalid cell
         v.map->data()->setSize(nAlpha, nBeta);
         v.map->data()->setRange(QCPRange(a0, a1), QCPRange(b0, b1));
         int best = -1;
@@ -657,12 +656,12 @@ QPointF LandscapePanel::timelineMarker(Side side, const QString& method) const {
         const auto p = t.now->data()->constBegin();
         return QPointF(p->key, p->value);
     }
-    return QPointF(kNan, kNan);
+    return QPointF(kNaN, kNaN);
 }
 
 QPointF LandscapePanel::gridMinimum(Side side) const {
     const QCPGraph* g = sides_[side].minimum;
-    if (g->data()->isEmpty()) return QPointF(kNan, kNan);
+    if (g->data()->isEmpty()) return QPointF(kNaN, kNaN);
     return QPointF(g->data()->constBegin()->key, g->data()->constBegin()->value);
 }
 

@@ -26,11 +26,9 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kLogMargin = 1.15;     // multiplicative head-room above/below the data on log y
 constexpr double kLinearMargin = 0.05;  // share of the range added on linear y
 constexpr int kBandAlpha = 45;          // bands stay behind the curves and do not hide them
 const QString kBandLayer = QStringLiteral("bands");
-constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close to it
 constexpr int kInsetLegendMax = 6;
 // More points than this: lines only. 400 until the engine's steps got faster (2026-12-02, our
 // tanh): four live curves of 300–380 points, antialiased with markers, took 20–25 ms per replot
@@ -47,7 +45,6 @@ constexpr int kRawAlpha = 60;            // the raw curve behind its smoothed ve
 constexpr double kMaxSmoothing = 0.999;  // w = 1 would freeze the average at its first value
 constexpr int kReadoutDigits = 5;        // significant digits of the crosshair readout
 constexpr int kBoxGap = 8;               // pixels between the crosshair line and its box
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 // Shortest text that reads back to the same double; "nan", "inf", "-inf" otherwise.
 QString exactNumber(double v) {

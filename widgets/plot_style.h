@@ -3,10 +3,17 @@
 #pragma once
 #include <QString>
 
+#include <limits>
+
 class QCustomPlot;
 class QCPTextElement;
 
 namespace liftlab {
+
+// Axis ranges shared by the panels.
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // a gap in a curve
+inline constexpr double kLogMargin = 1.15;  // multiplicative head-room above/below data on log y
+inline constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close
 
 void applyLabStyle(QCustomPlot* plot);
 // Shows `title` in a bold row above the plot (`element` remembers that row); empty removes it.

@@ -39,7 +39,7 @@ constexpr int kDebounceMs = 250;      // a burst of file events (tmp file + rena
 constexpr int kIconSize = 12;         // logical pixels of the status dot and the method swatch
 constexpr int kMaxColumnWidth = 220;  // cap of a column sized to its contents
 
-const QString kSummary = QString::fromLatin1(run_folder::kSummary);
+const QString kSummaryName = QString::fromLatin1(run_folder::kSummary);
 
 // A run's status from the runner (RunStatus) or the browser's own ("stalled", "invalid", …).
 QColor statusColor(const QString& status) {
@@ -129,7 +129,7 @@ bool RunHistoryPanel::Stamp::operator==(const Stamp& o) const {
 RunHistoryPanel::Stamp RunHistoryPanel::stampOf(const QString& path) {
     const QDir dir(path);
     const QFileInfo spec(dir.filePath(QString::fromLatin1(run_folder::kSpec)));
-    const QFileInfo summary(dir.filePath(kSummary));
+    const QFileInfo summary(dir.filePath(kSummaryName));
     Stamp s;
     if (spec.exists()) {
         s.specTime = spec.lastModified();
@@ -391,13 +391,13 @@ void RunHistoryPanel::updateWatches(const QStringList& reread, const QStringList
     QSet<QString> wantFiles;
     for (auto it = items_.cbegin(); it != items_.cend(); ++it) {
         wantDirs.insert(it.key());  // summary.json replaced by rename, new files
-        const QString summary = QDir(it.key()).filePath(kSummary);
+        const QString summary = QDir(it.key()).filePath(kSummaryName);
         if (QFileInfo::exists(summary)) wantFiles.insert(summary);  // rewritten in place
     }
     // A summary.json replaced by a rename is a new file: watch it afresh.
     QStringList stale;
     for (const QString& run : reread) {
-        const QString summary = QDir(run).filePath(kSummary);
+        const QString summary = QDir(run).filePath(kSummaryName);
         if (watcher_->files().contains(summary)) stale << summary;
     }
     if (!stale.isEmpty()) watcher_->removePaths(stale);
@@ -424,7 +424,7 @@ void RunHistoryPanel::onPathChanged(const QString& path) {
     } else {
         const QFileInfo fi(path);
         const QString parent = QDir::cleanPath(fi.absolutePath());
-        if (fi.fileName() == kSummary && items_.contains(parent)) dirty_.insert(parent);
+        if (fi.fileName() == kSummaryName && items_.contains(parent)) dirty_.insert(parent);
     }
     // Not restarted by later events: a run rewriting its files still updates every interval.
     if (!debounce_->isActive()) debounce_->start();
@@ -581,7 +581,7 @@ QMenu* RunHistoryPanel::createContextMenu(const QString& path) {
 
 QString RunHistoryPanel::runFolderFromMime(const QMimeData* mime) {
     if (!mime || !mime->hasUrls()) return {};
-    static const QStringList kRunFiles{QString::fromLatin1(run_folder::kSpec), kSummary,
+    static const QStringList kRunFiles{QString::fromLatin1(run_folder::kSpec), kSummaryName,
                                        QString::fromLatin1(run_folder::kMetrics)};
     for (const QUrl& url : mime->urls()) {
         if (!url.isLocalFile()) continue;

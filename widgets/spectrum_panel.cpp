@@ -11,9 +11,7 @@
 
 namespace liftlab {
 
-namespace {
-constexpr double kLogMargin = 1.15;  // multiplicative head-room above and below on the log axis
-}  // namespace
+namespace {}  // namespace
 
 SpectrumPanel::SpectrumPanel(QWidget* parent) : PlotPanel(parent) {
     plot_->xAxis->setLabel(tr("index i"));

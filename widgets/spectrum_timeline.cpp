@@ -1,4 +1,5 @@
 #include "spectrum_timeline.h"
+#include "plot_style.h"
 
 #include <QHBoxLayout>
 #include <QLabel>
@@ -20,7 +21,6 @@ namespace {
 
 constexpr int kPlayIntervalMs = 125;     // about 8 steps per second
 constexpr double kRelativeZero = 1e-12;  // σ below this share of σ_max do not count for κ
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 bool usable(double sigma) {
     return std::isfinite(sigma) && sigma > 0;

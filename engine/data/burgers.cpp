@@ -1,5 +1,6 @@
 #include "data/burgers.h"
 
+#include "core/numeric.h"
 #include "data/tensor_cache.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -15,35 +16,32 @@
 namespace liftlab {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // Points on the upper half of the unit circle for the contour average of the ETDRK4
 // coefficients; 32 keeps them accurate to ~1e−15 where the Taylor-free formulas cancel.
 constexpr int64_t kContourPoints = 32;
 // Bumped whenever the sampler or solver changes results, so old cache files stop matching.
-constexpr const char* kCacheVersion = "burgers-v1";
+constexpr const char* kBurgersCacheVersion = "burgers-v1";
 
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
-
-std::string fmt(int64_t v) {
-    return std::to_string(v);
-}
-
-void require(bool ok, const std::string& what) {
+void require_burgers(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("burgers: " + what);
 }
 
-void validate(const BurgersOptions& o) {
-    require(o.n_samples() >= 1, "n_samples (" + fmt(o.n_samples()) + ") must be at least 1");
-    require(o.fine_grid() >= 4 && o.fine_grid() % 2 == 0,
-            "fine_grid (" + fmt(o.fine_grid()) + ") must be even and at least 4");
-    require(o.resolution() >= 1 && o.fine_grid() % o.resolution() == 0,
-            "resolution (" + fmt(o.resolution()) + ") must divide fine_grid (" +
-                fmt(o.fine_grid()) + ")");
-    require(std::isfinite(o.viscosity()) && o.viscosity() > 0, "viscosity must be positive");
-    require(std::isfinite(o.final_time()) && o.final_time() >= 0,
-            "final_time must be non-negative");
-    require(std::isfinite(o.time_step()) && o.time_step() > 0, "time_step must be positive");
-    require(o.batch_chunk() >= 1, "batch_chunk must be at least 1");
+void validate_burgers(const BurgersOptions& o) {
+    require_burgers(o.n_samples() >= 1,
+                    "n_samples (" + std::to_string(o.n_samples()) + ") must be at least 1");
+    require_burgers(
+        o.fine_grid() >= 4 && o.fine_grid() % 2 == 0,
+        "fine_grid (" + std::to_string(o.fine_grid()) + ") must be even and at least 4");
+    require_burgers(o.resolution() >= 1 && o.fine_grid() % o.resolution() == 0,
+                    "resolution (" + std::to_string(o.resolution()) + ") must divide fine_grid (" +
+                        std::to_string(o.fine_grid()) + ")");
+    require_burgers(std::isfinite(o.viscosity()) && o.viscosity() > 0,
+                    "viscosity must be positive");
+    require_burgers(std::isfinite(o.final_time()) && o.final_time() >= 0,
+                    "final_time must be non-negative");
+    require_burgers(std::isfinite(o.time_step()) && o.time_step() > 0,
+                    "time_step must be positive");
+    require_burgers(o.batch_chunk() >= 1, "batch_chunk must be at least 1");
 }
 
 // Equal steps of at most dt (up to 1e-9 relative) that end exactly at T.
@@ -56,16 +54,16 @@ int64_t step_count(const BurgersOptions& o) {
 }
 
 // Every parameter that changes the generated tensors, in a canonical text form.
-std::string cache_key(const BurgersOptions& o) {
+std::string burgers_cache_key(const BurgersOptions& o) {
     std::ostringstream s;
-    s << std::setprecision(17) << kCacheVersion << " n=" << o.n_samples()
+    s << std::setprecision(17) << kBurgersCacheVersion << " n=" << o.n_samples()
       << " fine=" << o.fine_grid() << " s=" << o.resolution() << " nu=" << o.viscosity()
       << " T=" << o.final_time() << " dt=" << o.time_step() << " seed=" << o.seed();
     return s.str();
 }
 
-std::optional<BurgersData> try_load(const std::string& path, const BurgersOptions& o) {
-    const auto t = load_keyed_tensors(path, cache_key(o), 2);
+std::optional<BurgersData> load_cached_burgers(const std::string& path, const BurgersOptions& o) {
+    const auto t = load_keyed_tensors(path, burgers_cache_key(o), 2);
     if (!t) return std::nullopt;
     for (const auto& x : *t)
         if (x.scalar_type() != torch::kFloat32 ||
@@ -75,8 +73,8 @@ std::optional<BurgersData> try_load(const std::string& path, const BurgersOption
     return BurgersData{(*t)[0].contiguous(), (*t)[1].contiguous()};
 }
 
-void try_store(const std::string& path, const BurgersOptions& o, const BurgersData& d) {
-    store_keyed_tensors(path, cache_key(o), {d.u0, d.u_final});
+void store_cached_burgers(const std::string& path, const BurgersOptions& o, const BurgersData& d) {
+    store_keyed_tensors(path, burgers_cache_key(o), {d.u0, d.u_final});
 }
 
 }  // namespace
@@ -88,15 +86,16 @@ double burgers_initial_variance(int64_t k) {
 }
 
 torch::Tensor sample_burgers_initial(int64_t n, int64_t grid, std::uint64_t seed) {
-    require(n >= 1, "n (" + fmt(n) + ") must be at least 1");
-    require(grid >= 4 && grid % 2 == 0, "grid (" + fmt(grid) + ") must be even and at least 4");
+    require_burgers(n >= 1, "n (" + std::to_string(n) + ") must be at least 1");
+    require_burgers(grid >= 4 && grid % 2 == 0,
+                    "grid (" + std::to_string(grid) + ") must be even and at least 4");
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const int64_t modes = grid / 2 - 1;  // k = 1 … N/2 − 1
-    auto xi = torch::randn({n, modes, 2}, gen, kF64);
-    auto k = torch::arange(1, modes + 1, kF64);
+    auto xi = torch::randn({n, modes, 2}, gen, f64());
+    auto k = torch::arange(1, modes + 1, f64());
     const auto w2 = (2.0 * kPi * k).square();
     auto std_half = (25.0 / (w2 + 25.0)) / std::sqrt(2.0);  // sqrt(λ_k / 2)
-    auto c = torch::zeros({n, grid / 2 + 1}, kF64.dtype(torch::kComplexDouble));
+    auto c = torch::zeros({n, grid / 2 + 1}, f64().dtype(torch::kComplexDouble));
     c.narrow(1, 1, modes)
         .copy_(torch::complex(xi.select(2, 0) * std_half, xi.select(2, 1) * std_half));
     return torch::fft::irfft(c, grid, /*dim=*/-1, /*norm=*/"forward").contiguous();
@@ -104,12 +103,14 @@ torch::Tensor sample_burgers_initial(int64_t n, int64_t grid, std::uint64_t seed
 
 torch::Tensor solve_burgers(const torch::Tensor& u0, double viscosity, double final_time,
                             double time_step, const BurgersProgress& progress) {
-    require(u0.dim() == 2, "u0 must be n × N");
+    require_burgers(u0.dim() == 2, "u0 must be n × N");
     const int64_t N = u0.size(1);
-    require(N >= 4 && N % 2 == 0, "grid (" + fmt(N) + ") must be even and at least 4");
-    require(std::isfinite(viscosity) && viscosity >= 0, "viscosity must be non-negative");
-    require(std::isfinite(final_time) && final_time >= 0, "final_time must be non-negative");
-    require(std::isfinite(time_step) && time_step > 0, "time_step must be positive");
+    require_burgers(N >= 4 && N % 2 == 0,
+                    "grid (" + std::to_string(N) + ") must be even and at least 4");
+    require_burgers(std::isfinite(viscosity) && viscosity >= 0, "viscosity must be non-negative");
+    require_burgers(std::isfinite(final_time) && final_time >= 0,
+                    "final_time must be non-negative");
+    require_burgers(std::isfinite(time_step) && time_step > 0, "time_step must be positive");
     auto u = u0.to(torch::kFloat64);
     if (final_time == 0) return u.clone();
     const int64_t steps = step_count(final_time, time_step);
@@ -120,13 +121,13 @@ torch::Tensor solve_burgers(const torch::Tensor& u0, double viscosity, double fi
     // the state holds the kept modes and the rest are decayed exactly at the end.
     const int64_t K = N / 2 + 1;
     const int64_t kept = (N - 1) / 3 + 1;
-    auto k = 2.0 * kPi * torch::arange(kept, kF64);
+    auto k = 2.0 * kPi * torch::arange(kept, f64());
     auto L = -viscosity * k.square();                         // linear (viscous) symbol
     auto g = torch::complex(torch::zeros_like(k), -0.5 * k);  // −(ik/2)·
 
     // ETDRK4 coefficients (Kassam & Trefethen 2005, eq. 2.5 with the contour average of §3):
     // averaging over a circle of radius 1 around hL avoids cancellation for small |hL|.
-    auto theta = (torch::arange(kContourPoints, kF64) + 0.5) * (kPi / kContourPoints);
+    auto theta = (torch::arange(kContourPoints, f64()) + 0.5) * (kPi / kContourPoints);
     auto r = torch::complex(torch::cos(theta), torch::sin(theta));
     auto LR = (h * L).unsqueeze(1).to(torch::kComplexDouble) + r.unsqueeze(0);
     auto eLR = torch::exp(LR);
@@ -167,7 +168,7 @@ torch::Tensor solve_burgers(const torch::Tensor& u0, double viscosity, double fi
              << time_step << "); reduce time_step";
         throw std::runtime_error(what.str());
     }
-    auto m_high = torch::arange(kept, K, kF64);
+    auto m_high = torch::arange(kept, K, f64());
     auto decay = torch::exp(-viscosity * (2.0 * kPi * m_high).square() * final_time);
     auto high = spectrum.narrow(/*dim=*/-1, kept, K - kept) * decay;
     return torch::fft::irfft(torch::cat({v, high}, /*dim=*/-1), N, /*dim=*/-1, /*norm=*/"forward")
@@ -175,7 +176,7 @@ torch::Tensor solve_burgers(const torch::Tensor& u0, double viscosity, double fi
 }
 
 BurgersData generate_burgers(const BurgersOptions& options, const BurgersProgress& progress) {
-    validate(options);
+    validate_burgers(options);
     const int64_t n = options.n_samples(), N = options.fine_grid();
     const int64_t stride = N / options.resolution();
     const int64_t chunk = options.batch_chunk();
@@ -206,21 +207,21 @@ BurgersData generate_burgers(const BurgersOptions& options, const BurgersProgres
 std::string burgers_cache_file(const BurgersOptions& options, const std::string& cache_dir) {
     std::ostringstream name;
     name << "burgers-" << std::hex << std::setw(16) << std::setfill('0')
-         << fnv1a64(cache_key(options)) << ".pt";
+         << fnv1a64(burgers_cache_key(options)) << ".pt";
     return (std::filesystem::path(cache_dir) / name.str()).string();
 }
 
 BurgersData load_or_generate_burgers(const BurgersOptions& options, const std::string& cache_dir,
                                      const BurgersProgress& progress) {
-    validate(options);
+    validate_burgers(options);
     if (cache_dir.empty()) return generate_burgers(options, progress);
     const std::string path = burgers_cache_file(options, cache_dir);
-    if (auto cached = try_load(path, options)) {
+    if (auto cached = load_cached_burgers(path, options)) {
         if (progress) progress(1.0);
         return *cached;
     }
     auto data = generate_burgers(options, progress);
-    try_store(path, options, data);
+    store_cached_burgers(path, options, data);
     return data;
 }
 

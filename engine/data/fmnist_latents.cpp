@@ -24,25 +24,28 @@ namespace fs = std::filesystem;
 
 // Bumped whenever the model, training or standardisation changes results, so old cache files
 // stop matching.
-constexpr const char* kCacheVersion = "fmnist-latents-v1";
+constexpr const char* kLatentsCacheVersion = "fmnist-latents-v1";
 constexpr int64_t kPixels = 28 * 28;
 constexpr int64_t kHidden = 256;
 // Rows encoded at once after training (bounds the working set for 60000 images).
-constexpr int64_t kEvalChunk = 4096;
+constexpr int64_t kEncodeChunk = 4096;
 // About this many progress calls per training run.
 constexpr int kProgressCalls = 100;
 
-void require(bool ok, const std::string& what) {
+void require_latents(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("fashion_mnist_latents: " + what);
 }
 
-void validate(const LatentOptions& o) {
-    require(o.latent_dim >= 1, "latent_dim (" + std::to_string(o.latent_dim) + ") must be >= 1");
-    require(o.steps >= 0, "steps (" + std::to_string(o.steps) + ") must be >= 0");
-    require(o.batch >= 1, "batch (" + std::to_string(o.batch) + ") must be >= 1");
-    require(std::isfinite(o.lr) && o.lr > 0, "lr must be positive and finite");
-    require(o.n_train >= 0, "n_train (" + std::to_string(o.n_train) + ") must be >= 0 (0: all)");
-    require(o.n_test >= 0, "n_test (" + std::to_string(o.n_test) + ") must be >= 0 (0: all)");
+void validate_latents(const LatentOptions& o) {
+    require_latents(o.latent_dim >= 1,
+                    "latent_dim (" + std::to_string(o.latent_dim) + ") must be >= 1");
+    require_latents(o.steps >= 0, "steps (" + std::to_string(o.steps) + ") must be >= 0");
+    require_latents(o.batch >= 1, "batch (" + std::to_string(o.batch) + ") must be >= 1");
+    require_latents(std::isfinite(o.lr) && o.lr > 0, "lr must be positive and finite");
+    require_latents(o.n_train >= 0,
+                    "n_train (" + std::to_string(o.n_train) + ") must be >= 0 (0: all)");
+    require_latents(o.n_test >= 0,
+                    "n_test (" + std::to_string(o.n_test) + ") must be >= 0 (0: all)");
 }
 
 std::string canonical_dir(const std::string& dir) {
@@ -52,9 +55,9 @@ std::string canonical_dir(const std::string& dir) {
 }
 
 // Every option that changes the result, in a canonical text form.
-std::string cache_key(const LatentOptions& o) {
+std::string latents_cache_key(const LatentOptions& o) {
     std::ostringstream s;
-    s << std::setprecision(17) << kCacheVersion << " dir=" << canonical_dir(o.data_dir)
+    s << std::setprecision(17) << kLatentsCacheVersion << " dir=" << canonical_dir(o.data_dir)
       << " latent=" << o.latent_dim << " steps=" << o.steps << " batch=" << o.batch
       << " lr=" << o.lr << " n_train=" << o.n_train << " n_test=" << o.n_test << " seed=" << o.seed;
     return s.str();
@@ -67,8 +70,8 @@ bool valid_latents(const torch::Tensor& t, int64_t max_rows, int64_t cols) {
            torch::isfinite(t).all().item<bool>();
 }
 
-std::optional<Latents> try_load(const std::string& path, const LatentOptions& o) {
-    const auto t = load_keyed_tensors(path, cache_key(o), 3);
+std::optional<Latents> load_cached_latents(const std::string& path, const LatentOptions& o) {
+    const auto t = load_keyed_tensors(path, latents_cache_key(o), 3);
     if (!t) return std::nullopt;
     if (!valid_latents((*t)[0], o.n_train, o.latent_dim) ||
         !valid_latents((*t)[1], o.n_test, o.latent_dim) || (*t)[2].numel() != 1)
@@ -78,8 +81,8 @@ std::optional<Latents> try_load(const std::string& path, const LatentOptions& o)
     return out;
 }
 
-void try_store(const std::string& path, const LatentOptions& o, const Latents& l) {
-    store_keyed_tensors(path, cache_key(o),
+void store_cached_latents(const std::string& path, const LatentOptions& o, const Latents& l) {
+    store_keyed_tensors(path, latents_cache_key(o),
                         {l.train, l.test, torch::tensor(l.reconstruction_mse, torch::kFloat64)});
 }
 
@@ -117,8 +120,8 @@ torch::Tensor encode_all(const Autoencoder& ae, const torch::Tensor& x, double* 
     torch::NoGradGuard no_grad;
     std::vector<torch::Tensor> parts;
     double se = 0.0;
-    for (int64_t s = 0; s < x.size(0); s += kEvalChunk) {
-        const auto xb = x.slice(0, s, std::min(s + kEvalChunk, x.size(0)));
+    for (int64_t s = 0; s < x.size(0); s += kEncodeChunk) {
+        const auto xb = x.slice(0, s, std::min(s + kEncodeChunk, x.size(0)));
         auto z = ae.encode(xb);
         if (squared_error) se += (ae.decode(z) - xb).pow(2).sum(torch::kFloat64).item<double>();
         parts.push_back(z);
@@ -133,8 +136,9 @@ Latents train_and_encode(const LatentOptions& o, const std::function<bool(double
     const auto x_train = data.images_train.reshape({-1, kPixels}).to(torch::kFloat32).contiguous();
     const auto x_test = data.images_test.reshape({-1, kPixels}).to(torch::kFloat32).contiguous();
     const int64_t n = x_train.size(0);
-    require(n >= 2, "needs at least 2 training images to standardise, got " + std::to_string(n));
-    require(x_test.size(0) >= 1, "needs at least 1 test image");
+    require_latents(n >= 2,
+                    "needs at least 2 training images to standardise, got " + std::to_string(n));
+    require_latents(x_test.size(0) >= 1, "needs at least 1 test image");
 
     auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
     Autoencoder ae(o.latent_dim, gen);
@@ -188,21 +192,21 @@ std::string fashion_mnist_latents_cache_file(const LatentOptions& options) {
     if (dir.empty()) return "";
     std::ostringstream name;
     name << "fmnist-latents-" << std::hex << std::setw(16) << std::setfill('0')
-         << fnv1a64(cache_key(options)) << ".pt";
+         << fnv1a64(latents_cache_key(options)) << ".pt";
     return (fs::path(dir) / name.str()).string();
 }
 
 Latents fashion_mnist_latents(const LatentOptions& options,
                               const std::function<bool(double)>& progress) {
-    validate(options);
+    validate_latents(options);
     const std::string path = options.use_cache ? fashion_mnist_latents_cache_file(options) : "";
     if (!path.empty())
-        if (auto cached = try_load(path, options)) {
+        if (auto cached = load_cached_latents(path, options)) {
             if (progress) progress(1.0);  // as load_or_generate_burgers: one final report
             return *cached;
         }
     Latents out = train_and_encode(options, progress);
-    if (!path.empty()) try_store(path, options, out);
+    if (!path.empty()) store_cached_latents(path, options, out);
     return out;
 }
 

@@ -32,7 +32,8 @@ void shuffle(std::vector<int64_t>& perm, std::mt19937_64& rng) {
 }
 
 // Throws std::invalid_argument for non-2-D or mismatched shapes, B < 3 or permutations < 0.
-void check_shapes(const torch::Tensor& iterates, const torch::Tensor& gradients, int permutations) {
+void check_trace_inputs(const torch::Tensor& iterates, const torch::Tensor& gradients,
+                        int permutations) {
     if (iterates.dim() != 2)
         throw std::invalid_argument("cross_covariance_trace: iterates must be B × P, got " +
                                     shape_of(iterates));
@@ -53,7 +54,7 @@ void check_shapes(const torch::Tensor& iterates, const torch::Tensor& gradients,
 CrossCovarianceResult cross_covariance_trace(const torch::Tensor& iterates,
                                              const torch::Tensor& gradients, int permutations,
                                              uint64_t seed) {
-    check_shapes(iterates, gradients, permutations);
+    check_trace_inputs(iterates, gradients, permutations);
     const int64_t batches = iterates.size(0), coords = iterates.size(1);
 
     torch::NoGradGuard no_grad;

@@ -1,5 +1,7 @@
 #include "diagnostics/landscape.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <algorithm>
@@ -22,7 +24,6 @@ namespace {
 namespace fs = std::filesystem;
 using torch::Tensor;
 
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 // A second principal variance below this fraction of the first is rounding noise of the Gram
 // matrix (its eigenvalues carry absolute errors ~ 1e-16 × the largest): the trajectory is a line.
@@ -76,8 +77,8 @@ public:
 
     // X Xᵀ (T × T); with `u` (P) also X u (T) in the same pass.
     Tensor gram(const Tensor& u = {}, Tensor* xu = nullptr) const {
-        auto g = torch::zeros({rows(), rows()}, kF64);
-        if (xu) *xu = torch::zeros({rows()}, kF64);
+        auto g = torch::zeros({rows(), rows()}, f64());
+        if (xu) *xu = torch::zeros({rows()}, f64());
         for_each_block([&](int64_t s, int64_t n, const Tensor& x) {
             g.addmm_(x, x.t());
             if (xu) xu->addmv_(x, u.narrow(0, s, n));
@@ -87,7 +88,7 @@ public:
 
     // Xᵀ V (P × k) for V: T × k.
     Tensor transpose_times(const Tensor& v) const {
-        auto out = torch::empty({cols(), v.size(1)}, kF64);
+        auto out = torch::empty({cols(), v.size(1)}, f64());
         for_each_block([&](int64_t s, int64_t n, const Tensor& x) {
             out.narrow(0, s, n).copy_(x.t().matmul(v));
         });
@@ -96,7 +97,7 @@ public:
 
     // X W (T × k) for W: P × k.
     Tensor times(const Tensor& w) const {
-        auto out = torch::zeros({rows(), w.size(1)}, kF64);
+        auto out = torch::zeros({rows(), w.size(1)}, f64());
         for_each_block(
             [&](int64_t s, int64_t n, const Tensor& x) { out.addmm_(x, w.narrow(0, s, n)); });
         return out;
@@ -107,7 +108,7 @@ public:
     template <class F>
     void for_each_block(F&& f) const {
         const int64_t p = cols(), t = rows();
-        auto buffer = torch::empty({t * block_}, kF64);
+        auto buffer = torch::empty({t * block_}, f64());
         for (int64_t s = 0; s < p; s += block_) {
             const int64_t n = std::min(block_, p - s);
             auto x = buffer.narrow(0, 0, t * n).view({t, n});
@@ -149,7 +150,7 @@ Tensor orthonormal_to(const Tensor& v, const Tensor& u) {
 Tensor completion(const Tensor& u) {
     auto gen = at::make_generator<at::CPUGeneratorImpl>(kCompletionSeed);
     for (int attempt = 0; attempt < 8; ++attempt) {
-        auto w = orthonormal_to(torch::randn({u.size(0)}, gen, kF64), u);
+        auto w = orthonormal_to(torch::randn({u.size(0)}, gen, f64()), u);
         if (w.defined()) return fix_sign(w);
     }
     throw std::runtime_error("landscape: cannot complete the plane");  // unreachable for P ≥ 2
@@ -178,7 +179,7 @@ public:
         bytes(s.data(), s.size());
     }
     void tensor(const Tensor& t) {
-        const auto c = t.defined() ? as_f64(t).reshape(-1) : torch::empty({0}, kF64);
+        const auto c = t.defined() ? as_f64(t).reshape(-1) : torch::empty({0}, liftlab::f64());
         u64(static_cast<uint64_t>(c.numel()));
         bytes(c.data_ptr<double>(), static_cast<size_t>(c.numel()) * sizeof(double));
     }
@@ -247,7 +248,7 @@ PlaneDirections random_filter_normalised_directions(const torch::Tensor& center_
                                     " values but center has P = " + std::to_string(p));
     const auto center = as_f64(center_in);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
-    PlaneDirections dirs{"random", torch::randn({p}, gen, kF64), torch::randn({p}, gen, kF64)};
+    PlaneDirections dirs{"random", torch::randn({p}, gen, f64()), torch::randn({p}, gen, f64())};
 
     int64_t offset = 0;
     for (const auto& shape : layout.shapes) {
@@ -358,7 +359,7 @@ torch::Tensor project_onto_plane(const torch::Tensor& trajectory, const torch::T
 
     if (relative_residual) {
         const auto d = torch::stack({d1, d2}, 1);  // P × 2
-        auto res2 = torch::zeros({x.rows()}, kF64), norm2 = torch::zeros({x.rows()}, kF64);
+        auto res2 = torch::zeros({x.rows()}, f64()), norm2 = torch::zeros({x.rows()}, f64());
         x.for_each_block([&](int64_t s, int64_t n, const Tensor& blk) {
             norm2.add_(blk.pow(2).sum(1));
             res2.add_((blk - coords.matmul(d.narrow(0, s, n).t())).pow(2).sum(1));
@@ -444,7 +445,7 @@ LandscapeGrid compute_landscape(const torch::Tensor& center_in, const PlaneDirec
 
     for (int64_t start = 0; start < cells; start += cells_per_batch) {
         const int64_t c = std::min<int64_t>(cells_per_batch, cells - start);
-        auto a = torch::empty({c}, kF64), b = torch::empty({c}, kF64);
+        auto a = torch::empty({c}, f64()), b = torch::empty({c}, f64());
         auto* pa = a.data_ptr<double>();
         auto* pb = b.data_ptr<double>();
         for (int64_t k = 0; k < c; ++k) {

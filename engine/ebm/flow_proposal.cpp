@@ -1,5 +1,7 @@
 #include "ebm/flow_proposal.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -14,13 +16,12 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // Bumped whenever the flow, its fit or its storage changes results, so old caches miss.
-constexpr const char* kCacheVersion = "flow-proposal-v1";
+constexpr const char* kProposalCacheVersion = "flow-proposal-v1";
 constexpr double kLastLayerStd = 0.01;  // coupling outputs start near 0: the flow starts affine
-constexpr int64_t kChunk = 8192;        // rows per chunk in the final train-NLL pass
+constexpr int64_t kNllChunk = 8192;     // rows per chunk in the final train-NLL pass
 
-void require(bool ok, const std::string& what) {
+void require_proposal(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("flow proposal: " + what);
 }
 
@@ -43,12 +44,12 @@ torch::Tensor isotropic_gaussian_log_density(const torch::Tensor& z, double vari
 AffineCouplingFlowImpl::AffineCouplingFlowImpl(const AffineCouplingFlowOptions& options)
     : options_(options) {
     const auto& o = options_;
-    require(o.dim() >= 2,
-            "dim must be >= 2 (a coupling splits the coordinates), got " + std::to_string(o.dim()));
-    require(o.layers() >= 1, "layers must be >= 1, got " + std::to_string(o.layers()));
-    require(o.hidden() >= 1, "hidden must be >= 1, got " + std::to_string(o.hidden()));
-    require(std::isfinite(o.max_log_scale()) && o.max_log_scale() > 0,
-            "max_log_scale must be positive and finite");
+    require_proposal(o.dim() >= 2, "dim must be >= 2 (a coupling splits the coordinates), got " +
+                                       std::to_string(o.dim()));
+    require_proposal(o.layers() >= 1, "layers must be >= 1, got " + std::to_string(o.layers()));
+    require_proposal(o.hidden() >= 1, "hidden must be >= 1, got " + std::to_string(o.hidden()));
+    require_proposal(std::isfinite(o.max_log_scale()) && o.max_log_scale() > 0,
+                     "max_log_scale must be positive and finite");
     const int64_t d = o.dim();
     d1_ = d / 2;
     const int64_t d2 = d - d1_;
@@ -77,8 +78,9 @@ AffineCouplingFlowImpl::AffineCouplingFlowImpl(const AffineCouplingFlowOptions& 
 }
 
 void AffineCouplingFlowImpl::initialise_from(const torch::Tensor& x) {
-    require(x.dim() == 2 && x.size(1) == options_.dim() && x.size(0) >= 2,
-            "initialise_from needs an n × " + std::to_string(options_.dim()) + " tensor, n >= 2");
+    require_proposal(
+        x.dim() == 2 && x.size(1) == options_.dim() && x.size(0) >= 2,
+        "initialise_from needs an n × " + std::to_string(options_.dim()) + " tensor, n >= 2");
     torch::NoGradGuard no_grad;
     const auto xf = x.to(loc_.dtype());
     loc_.copy_(xf.mean(0));
@@ -129,8 +131,8 @@ std::pair<torch::Tensor, torch::Tensor> AffineCouplingFlowImpl::decode(
 }
 
 torch::Tensor AffineCouplingFlowImpl::log_prob(const torch::Tensor& x, double base_variance) const {
-    require(x.dim() == 2 && x.size(1) == options_.dim(),
-            "log_prob needs an n × " + std::to_string(options_.dim()) + " tensor");
+    require_proposal(x.dim() == 2 && x.size(1) == options_.dim(),
+                     "log_prob needs an n × " + std::to_string(options_.dim()) + " tensor");
     const auto [z, log_det] = encode(x);
     return isotropic_gaussian_log_density(z.to(torch::kFloat64), base_variance) +
            log_det.to(torch::kFloat64);
@@ -138,9 +140,9 @@ torch::Tensor AffineCouplingFlowImpl::log_prob(const torch::Tensor& x, double ba
 
 std::pair<torch::Tensor, torch::Tensor> AffineCouplingFlowImpl::sample(int64_t m, uint64_t seed,
                                                                        double base_variance) const {
-    require(m >= 0, "sample count must be >= 0");
-    require(std::isfinite(base_variance) && base_variance > 0,
-            "base variance must be positive and finite");
+    require_proposal(m >= 0, "sample count must be >= 0");
+    require_proposal(std::isfinite(base_variance) && base_variance > 0,
+                     "base variance must be positive and finite");
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto z =
         torch::randn({m, options_.dim()}, gen, torch::kFloat64) * std::sqrt(base_variance);
@@ -152,14 +154,14 @@ std::pair<torch::Tensor, torch::Tensor> AffineCouplingFlowImpl::sample(int64_t m
 
 namespace {
 
-std::string cache_key(const torch::Tensor& data, const AffineCouplingFlowOptions& f,
-                      const FlowFitOptions& o) {
+std::string proposal_cache_key(const torch::Tensor& data, const AffineCouplingFlowOptions& f,
+                               const FlowFitOptions& o) {
     const auto bytes = data.contiguous();
     const std::string raw(static_cast<const char*>(bytes.data_ptr()),
                           static_cast<size_t>(bytes.numel() * bytes.element_size()));
     std::ostringstream s;
-    s << std::setprecision(17) << kCacheVersion << " data=" << bytes.size(0) << "x" << bytes.size(1)
-      << ":" << bytes.scalar_type() << ":" << std::hex << fnv1a64(raw) << std::dec
+    s << std::setprecision(17) << kProposalCacheVersion << " data=" << bytes.size(0) << "x"
+      << bytes.size(1) << ":" << bytes.scalar_type() << ":" << std::hex << fnv1a64(raw) << std::dec
       << " layers=" << f.layers() << " hidden=" << f.hidden() << " smax=" << f.max_log_scale()
       << " flow_seed=" << f.seed() << " steps=" << o.steps << " batch=" << o.batch << " lr=" << o.lr
       << " fit_seed=" << o.seed;
@@ -169,8 +171,9 @@ std::string cache_key(const torch::Tensor& data, const AffineCouplingFlowOptions
 double mean_nll(const AffineCouplingFlowImpl& flow, const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
     double sum = 0;
-    for (int64_t i = 0; i < x.size(0); i += kChunk)
-        sum -= flow.log_prob(x.narrow(0, i, std::min(kChunk, x.size(0) - i))).sum().item<double>();
+    for (int64_t i = 0; i < x.size(0); i += kNllChunk)
+        sum -=
+            flow.log_prob(x.narrow(0, i, std::min(kNllChunk, x.size(0) - i))).sum().item<double>();
     return sum / static_cast<double>(x.size(0));
 }
 
@@ -178,19 +181,20 @@ double mean_nll(const AffineCouplingFlowImpl& flow, const torch::Tensor& x) {
 
 FlowFit fit_flow_proposal(const torch::Tensor& data, const AffineCouplingFlowOptions& flow_options,
                           const FlowFitOptions& fit_options) {
-    require(data.dim() == 2 && data.is_floating_point() && data.size(0) >= 2 &&
-                data.size(1) == flow_options.dim(),
-            "fitting data must be a floating n × " + std::to_string(flow_options.dim()) +
-                " tensor with n >= 2");
-    require(fit_options.steps >= 0, "fit steps must be >= 0");
-    require(fit_options.batch >= 1, "fit batch must be >= 1");
-    require(std::isfinite(fit_options.lr) && fit_options.lr > 0, "fit lr must be positive");
+    require_proposal(data.dim() == 2 && data.is_floating_point() && data.size(0) >= 2 &&
+                         data.size(1) == flow_options.dim(),
+                     "fitting data must be a floating n × " + std::to_string(flow_options.dim()) +
+                         " tensor with n >= 2");
+    require_proposal(fit_options.steps >= 0, "fit steps must be >= 0");
+    require_proposal(fit_options.batch >= 1, "fit batch must be >= 1");
+    require_proposal(std::isfinite(fit_options.lr) && fit_options.lr > 0,
+                     "fit lr must be positive");
     const auto x = data.detach().to(torch::kFloat32).contiguous();
-    require(torch::isfinite(x).all().item<bool>(), "fitting data must be finite");
+    require_proposal(torch::isfinite(x).all().item<bool>(), "fitting data must be finite");
 
     FlowFit out;
     out.flow = AffineCouplingFlow(flow_options);
-    const std::string key = cache_key(x, flow_options, fit_options);
+    const std::string key = proposal_cache_key(x, flow_options, fit_options);
     std::string path;
     if (!fit_options.cache_dir.empty()) {
         std::ostringstream name;
@@ -252,16 +256,18 @@ FlowFit fit_flow_proposal(const torch::Tensor& data, const AffineCouplingFlowOpt
 namespace {
 
 void check_mixture(const BaseMixture& b) {
-    require(!b.weights.empty() && b.weights.size() == b.variances.size(),
-            "a base mixture needs as many weights as variances, at least one");
+    require_proposal(!b.weights.empty() && b.weights.size() == b.variances.size(),
+                     "a base mixture needs as many weights as variances, at least one");
     double sum = 0;
     for (double w : b.weights) {
-        require(std::isfinite(w) && w > 0, "base mixture weights must be positive and finite");
+        require_proposal(std::isfinite(w) && w > 0,
+                         "base mixture weights must be positive and finite");
         sum += w;
     }
-    require(std::abs(sum - 1.0) < 1e-9, "base mixture weights must sum to 1");
+    require_proposal(std::abs(sum - 1.0) < 1e-9, "base mixture weights must sum to 1");
     for (double v : b.variances)
-        require(std::isfinite(v) && v > 0, "base mixture variances must be positive and finite");
+        require_proposal(std::isfinite(v) && v > 0,
+                         "base mixture variances must be positive and finite");
 }
 
 // log Σ_k α_k N(z; 0, τ_k² I) per row of z (float64).
@@ -278,8 +284,8 @@ torch::Tensor mixture_base_log_density(const torch::Tensor& z, const BaseMixture
 torch::Tensor mixture_log_prob(const AffineCouplingFlowImpl& flow, const torch::Tensor& x,
                                const BaseMixture& base) {
     check_mixture(base);
-    require(x.dim() == 2 && x.size(1) == flow.options().dim(),
-            "log_prob needs an n × " + std::to_string(flow.options().dim()) + " tensor");
+    require_proposal(x.dim() == 2 && x.size(1) == flow.options().dim(),
+                     "log_prob needs an n × " + std::to_string(flow.options().dim()) + " tensor");
     const auto [z, log_det] = flow.encode(x);
     return mixture_base_log_density(z.to(torch::kFloat64), base) + log_det.to(torch::kFloat64);
 }
@@ -288,7 +294,7 @@ std::pair<torch::Tensor, torch::Tensor> mixture_sample(const AffineCouplingFlowI
                                                        int64_t m, uint64_t seed,
                                                        const BaseMixture& base) {
     check_mixture(base);
-    require(m >= 1, "sample count must be >= 1");
+    require_proposal(m >= 1, "sample count must be >= 1");
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto weights = torch::tensor(base.weights, torch::kFloat64);
     const auto component = torch::multinomial(weights, m, /*replacement=*/true, gen);
@@ -311,18 +317,19 @@ AffineCouplingFlow clone_flow(const AffineCouplingFlowImpl& flow) {
 EnergyFit fit_flow_to_energy(AffineCouplingFlowImpl& flow,
                              const std::function<torch::Tensor(const torch::Tensor&)>& energy,
                              const EnergyFitOptions& o) {
-    require(o.max_steps >= 0, "energy fit max_steps must be >= 0");
-    require(o.batch >= 1, "energy fit batch must be >= 1");
-    require(std::isfinite(o.lr) && o.lr > 0, "energy fit lr must be positive");
-    require(o.check_every >= 1, "energy fit check_every must be >= 1");
-    require(o.probe_samples >= 2, "energy fit probe_samples must be >= 2");
-    require(std::isfinite(o.base_variance) && o.base_variance > 0,
-            "energy fit base variance must be positive and finite");
+    require_proposal(o.max_steps >= 0, "energy fit max_steps must be >= 0");
+    require_proposal(o.batch >= 1, "energy fit batch must be >= 1");
+    require_proposal(std::isfinite(o.lr) && o.lr > 0, "energy fit lr must be positive");
+    require_proposal(o.check_every >= 1, "energy fit check_every must be >= 1");
+    require_proposal(o.probe_samples >= 2, "energy fit probe_samples must be >= 2");
+    require_proposal(std::isfinite(o.base_variance) && o.base_variance > 0,
+                     "energy fit base variance must be positive and finite");
     check_mixture(o.base);
     torch::AutoGradMode enable(true);  // also when the caller evaluates under no-grad
     auto params = flow.parameters();
     for (const auto& p : params)
-        require(p.requires_grad(), "energy fit needs a flow whose parameters require grad");
+        require_proposal(p.requires_grad(),
+                         "energy fit needs a flow whose parameters require_proposal grad");
     const int64_t dim = flow.options().dim();
     auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed);
     uint64_t probe_seed = o.seed ^ 0x5DEECE66DULL;
@@ -330,9 +337,9 @@ EnergyFit fit_flow_to_energy(AffineCouplingFlowImpl& flow,
         torch::NoGradGuard no_grad;
         const auto [x, log_q] = mixture_sample(flow, o.probe_samples, probe_seed++, o.base);
         std::vector<torch::Tensor> parts;
-        for (int64_t i = 0; i < x.size(0); i += kChunk)
+        for (int64_t i = 0; i < x.size(0); i += kNllChunk)
             parts.push_back(
-                energy(x.narrow(0, i, std::min(kChunk, x.size(0) - i)).to(torch::kFloat32))
+                energy(x.narrow(0, i, std::min(kNllChunk, x.size(0) - i)).to(torch::kFloat32))
                     .to(torch::kFloat64));
         return effective_sample_size(torch::cat(parts), log_q) /
                static_cast<double>(o.probe_samples);

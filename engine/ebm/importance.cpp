@@ -1,5 +1,7 @@
 #include "ebm/importance.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -11,46 +13,41 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-torch::TensorOptions f64() {
-    return torch::TensorOptions().dtype(torch::kFloat64);
-}
-
-void require(bool ok, const std::string& what) {
+void require_importance(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);
 }
 
-std::string shape_of(const torch::Tensor& t) {
+std::string shape_text(const torch::Tensor& t) {
     std::string s;
     for (auto v : t.sizes()) s += (s.empty() ? "" : " × ") + std::to_string(v);
     return "[" + s + "]";
 }
 
 // Lower Cholesky factor of a symmetric positive definite float64 matrix; throws naming `what`.
-torch::Tensor cholesky_or_throw(const torch::Tensor& m, const std::string& what) {
+torch::Tensor proposal_cholesky(const torch::Tensor& m, const std::string& what) {
     auto [l, info] = torch::linalg_cholesky_ex(m);
-    require(info.item<int64_t>() == 0 && torch::isfinite(l).all().item<bool>(),
-            "proposal: " + what + " is not symmetric positive definite");
+    require_importance(info.item<int64_t>() == 0 && torch::isfinite(l).all().item<bool>(),
+                       "proposal: " + what + " is not symmetric positive definite");
     // A rank-deficient matrix can still factor in floating point (rounding leaves a pivot of
     // order 1e-16 relative): reject pivots below 1e-12 of the largest as numerically singular.
     const auto pivots = l.diagonal().pow(2);
-    require(pivots.min().item<double>() > 1e-12 * pivots.max().item<double>(),
-            "proposal: " + what + " is not symmetric positive definite (numerically singular)");
+    require_importance(
+        pivots.min().item<double>() > 1e-12 * pivots.max().item<double>(),
+        "proposal: " + what + " is not symmetric positive definite (numerically singular)");
     return l;
 }
 
 // The log-weights −E − log q (float64) after checking the two 1-D inputs agree.
 torch::Tensor log_weights(const torch::Tensor& energies, const torch::Tensor& log_q,
                           const char* who) {
-    require(energies.dim() == 1 && log_q.dim() == 1 && energies.size(0) == log_q.size(0),
-            std::string(who) + ": energies " + shape_of(energies) + " and log_q " +
-                shape_of(log_q) + " must be 1-D of the same length");
-    require(energies.size(0) >= 1, std::string(who) + ": needs at least one sample (M = 0)");
+    require_importance(energies.dim() == 1 && log_q.dim() == 1 && energies.size(0) == log_q.size(0),
+                       std::string(who) + ": energies " + shape_text(energies) + " and log_q " +
+                           shape_text(log_q) + " must be 1-D of the same length");
+    require_importance(energies.size(0) >= 1,
+                       std::string(who) + ": needs at least one sample (M = 0)");
     const auto lq = log_q.detach().to(torch::kFloat64);
-    require(torch::isfinite(lq).all().item<bool>(),
-            std::string(who) + ": log_q must be finite (samples outside the proposal?)");
+    require_importance(torch::isfinite(lq).all().item<bool>(),
+                       std::string(who) + ": log_q must be finite (samples outside the proposal?)");
     return -energies.to(torch::kFloat64) - lq;
 }
 
@@ -61,67 +58,72 @@ torch::Tensor log_weights(const torch::Tensor& energies, const torch::Tensor& lo
 Proposal::Proposal(std::string kind, torch::Tensor mean, torch::Tensor scale, double dof)
     : kind_(std::move(kind)), mean_(std::move(mean)), scale_(std::move(scale)), dof_(dof) {
     const int64_t d = mean_.size(0);
-    require(scale_.dim() == 2 && scale_.size(0) == d && scale_.size(1) == d,
-            "proposal: scale matrix " + shape_of(scale_) + " must be " + std::to_string(d) + " × " +
-                std::to_string(d) + " to match the mean");
-    require(torch::isfinite(mean_).all().item<bool>(), "proposal: mean must be finite");
+    require_importance(scale_.dim() == 2 && scale_.size(0) == d && scale_.size(1) == d,
+                       "proposal: scale matrix " + shape_text(scale_) + " must be " +
+                           std::to_string(d) + " × " + std::to_string(d) + " to match the mean");
+    require_importance(torch::isfinite(mean_).all().item<bool>(), "proposal: mean must be finite");
     const double asym = (scale_ - scale_.t()).abs().max().item<double>();
-    require(asym <= 1e-10 * std::max(scale_.abs().max().item<double>(), 1e-300),
-            "proposal: scale matrix must be symmetric");
-    cholesky_ = cholesky_or_throw(scale_, kind_ == "gaussian" ? "covariance" : "scale matrix");
+    require_importance(asym <= 1e-10 * std::max(scale_.abs().max().item<double>(), 1e-300),
+                       "proposal: scale matrix must be symmetric");
+    cholesky_ = proposal_cholesky(scale_, kind_ == "gaussian" ? "covariance" : "scale matrix");
     log_det_scale_half_ = cholesky_.diagonal().log().sum().item<double>();
 }
 
 Proposal Proposal::gaussian(const torch::Tensor& mean, const torch::Tensor& covariance) {
-    require(mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
-            "proposal: mean must be a non-empty floating 1-D tensor, got " + shape_of(mean));
+    require_importance(
+        mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
+        "proposal: mean must be a non-empty floating 1-D tensor, got " + shape_text(mean));
     return Proposal("gaussian", mean.detach().to(torch::kFloat64).clone(),
                     covariance.detach().to(torch::kFloat64).clone(), kInf);
 }
 
 Proposal Proposal::student_t(const torch::Tensor& mean, const torch::Tensor& scale, double dof) {
-    require(mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
-            "proposal: mean must be a non-empty floating 1-D tensor, got " + shape_of(mean));
-    require(std::isfinite(dof) && dof > 0,
-            "proposal: dof must be positive and finite, got " + std::to_string(dof));
+    require_importance(
+        mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
+        "proposal: mean must be a non-empty floating 1-D tensor, got " + shape_text(mean));
+    require_importance(std::isfinite(dof) && dof > 0,
+                       "proposal: dof must be positive and finite, got " + std::to_string(dof));
     return Proposal("student-t", mean.detach().to(torch::kFloat64).clone(),
                     scale.detach().to(torch::kFloat64).clone(), dof);
 }
 
 Proposal Proposal::fit(const torch::Tensor& samples, const std::string& kind, double dof,
                        double inflate) {
-    require(kind == "gaussian" || kind == "student-t",
-            "proposal: unknown kind '" + kind + "' (valid: gaussian, student-t)");
-    require(samples.dim() == 2 && samples.is_floating_point(),
-            "proposal: samples must be a floating n × d tensor, got " + shape_of(samples));
+    require_importance(kind == "gaussian" || kind == "student-t",
+                       "proposal: unknown kind '" + kind + "' (valid: gaussian, student-t)");
+    require_importance(
+        samples.dim() == 2 && samples.is_floating_point(),
+        "proposal: samples must be a floating n × d tensor, got " + shape_text(samples));
     const int64_t n = samples.size(0), d = samples.size(1);
-    require(d >= 1 && n >= d + 1, "proposal: fitting " + std::to_string(d) +
-                                      "-D samples needs at least " + std::to_string(d + 1) +
-                                      " of them, got " + std::to_string(n));
-    require(std::isfinite(inflate) && inflate > 0,
-            "proposal: inflate must be positive and finite, got " + std::to_string(inflate));
+    require_importance(d >= 1 && n >= d + 1,
+                       "proposal: fitting " + std::to_string(d) + "-D samples needs at least " +
+                           std::to_string(d + 1) + " of them, got " + std::to_string(n));
+    require_importance(
+        std::isfinite(inflate) && inflate > 0,
+        "proposal: inflate must be positive and finite, got " + std::to_string(inflate));
     const auto x = samples.detach().to(torch::kFloat64);
-    require(torch::isfinite(x).all().item<bool>(), "proposal: samples must be finite");
+    require_importance(torch::isfinite(x).all().item<bool>(), "proposal: samples must be finite");
     const auto mu = x.mean(0);
     const auto c = x - mu;
     auto cov = c.t().matmul(c) / static_cast<double>(n - 1);
     cov = 0.5 * (cov + cov.t()) * inflate;
     if (kind == "gaussian") return gaussian(mu, cov);
-    require(std::isfinite(dof) && dof > 2,
-            "proposal: moment matching a student-t needs dof > 2 (finite covariance), got " +
-                std::to_string(dof));
+    require_importance(
+        std::isfinite(dof) && dof > 2,
+        "proposal: moment matching a student-t needs dof > 2 (finite covariance), got " +
+            std::to_string(dof));
     return student_t(mu, cov * ((dof - 2.0) / dof), dof);
 }
 
 torch::Tensor Proposal::covariance() const {
     if (kind_ == "gaussian") return scale_;
-    require(dof_ > 2, "proposal: a student-t with dof " + std::to_string(dof_) +
-                          " <= 2 has no finite covariance");
+    require_importance(dof_ > 2, "proposal: a student-t with dof " + std::to_string(dof_) +
+                                     " <= 2 has no finite covariance");
     return scale_ * (dof_ / (dof_ - 2.0));
 }
 
 torch::Tensor Proposal::sample(int64_t m, uint64_t seed) const {
-    require(m >= 0, "proposal sample: m must be >= 0, got " + std::to_string(m));
+    require_importance(m >= 0, "proposal sample: m must be >= 0, got " + std::to_string(m));
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     auto x = torch::randn({m, dim()}, gen, f64()).matmul(cholesky_.t());
     if (kind_ == "student-t") {
@@ -133,9 +135,9 @@ torch::Tensor Proposal::sample(int64_t m, uint64_t seed) const {
 }
 
 torch::Tensor Proposal::log_prob(const torch::Tensor& x) const {
-    require(x.dim() == 2 && x.size(1) == dim() && x.is_floating_point(),
-            "proposal log_prob: x must be a floating n × " + std::to_string(dim()) +
-                " tensor, got " + shape_of(x));
+    require_importance(x.dim() == 2 && x.size(1) == dim() && x.is_floating_point(),
+                       "proposal log_prob: x must be a floating n × " + std::to_string(dim()) +
+                           " tensor, got " + shape_text(x));
     const auto v = x.to(torch::kFloat64) - mean_;
     const auto z = torch::linalg_solve_triangular(cholesky_, v.t(), /*upper=*/false).t();
     const auto r2 = z.pow(2).sum(1);  // (x−μ)ᵀ S⁻¹ (x−μ)
@@ -173,17 +175,21 @@ double log_partition_standard_error(const torch::Tensor& energies, const torch::
 // ---- Total variation ---------------------------------------------------------------------
 
 TvEstimate monte_carlo_tv(const torch::Tensor& target_log_p, const torch::Tensor& model_log_q) {
-    require(target_log_p.dim() == 1 && model_log_q.dim() == 1 &&
-                target_log_p.size(0) == model_log_q.size(0),
-            "monte_carlo_tv: target_log_p " + shape_of(target_log_p) + " and model_log_q " +
-                shape_of(model_log_q) + " must be 1-D of the same length");
+    require_importance(target_log_p.dim() == 1 && model_log_q.dim() == 1 &&
+                           target_log_p.size(0) == model_log_q.size(0),
+                       "monte_carlo_tv: target_log_p " + shape_text(target_log_p) +
+                           " and model_log_q " + shape_text(model_log_q) +
+                           " must be 1-D of the same length");
     const int64_t n = target_log_p.size(0);
-    require(n >= 2, "monte_carlo_tv: needs at least 2 samples, got " + std::to_string(n));
+    require_importance(n >= 2,
+                       "monte_carlo_tv: needs at least 2 samples, got " + std::to_string(n));
     const auto lp = target_log_p.detach().to(torch::kFloat64);
     const auto lq = model_log_q.detach().to(torch::kFloat64);
-    require(torch::isfinite(lp).all().item<bool>(),
-            "monte_carlo_tv: target_log_p must be finite (are the points the target's samples?)");
-    require(!torch::isnan(lq).any().item<bool>(), "monte_carlo_tv: model_log_q contains NaN");
+    require_importance(
+        torch::isfinite(lp).all().item<bool>(),
+        "monte_carlo_tv: target_log_p must be finite (are the points the target's samples?)");
+    require_importance(!torch::isnan(lq).any().item<bool>(),
+                       "monte_carlo_tv: model_log_q contains NaN");
     // q/p = exp(log q − log p): +inf log q gives term 0, −inf gives term 1.
     const auto terms = (1.0 - torch::exp(lq - lp)).clamp_min(0.0);
     TvEstimate out;

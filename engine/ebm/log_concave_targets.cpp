@@ -1,5 +1,7 @@
 #include "ebm/log_concave_targets.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -10,26 +12,11 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // Euler–Mascheroni constant: the Gumbel(0,1) mean.
-constexpr double kEulerGamma = 0.57721566490153286061;
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-torch::TensorOptions f64() {
-    return torch::TensorOptions().dtype(torch::kFloat64);
-}
 
 // U(0,1) strictly above 0, so −log U is finite (torch::rand draws from [0, 1)).
-torch::Tensor open_uniform(at::IntArrayRef shape, at::Generator& gen) {
-    return torch::rand(shape, gen, f64()).clamp_min(std::numeric_limits<double>::min());
-}
-
-torch::Tensor as_f64(const torch::Tensor& x) {
+torch::Tensor to_f64(const torch::Tensor& x) {
     return x.to(torch::kFloat64);
-}
-
-void check_count(int64_t n) {
-    if (n < 0) throw std::invalid_argument("sample: n must be >= 0, got " + std::to_string(n));
 }
 
 }  // namespace
@@ -37,12 +24,12 @@ void check_count(int64_t n) {
 // ---- Gumbel(0,1) -------------------------------------------------------------------------
 
 torch::Tensor GumbelTarget::log_density(const torch::Tensor& x) const {
-    const auto v = as_f64(x);
+    const auto v = to_f64(x);
     return -v - torch::exp(-v);
 }
 
 torch::Tensor GumbelTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     return -torch::log(-torch::log(open_uniform({n}, gen)));
 }
@@ -60,11 +47,11 @@ double GumbelTarget::variance() const {
 // ---- Laplace(0,1) ------------------------------------------------------------------------
 
 torch::Tensor LaplaceTarget::log_density(const torch::Tensor& x) const {
-    return -as_f64(x).abs() - std::log(2.0);
+    return -to_f64(x).abs() - std::log(2.0);
 }
 
 torch::Tensor LaplaceTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto magnitude = -torch::log(open_uniform({n}, gen));
     const auto sign = 1.0 - 2.0 * (torch::rand({n}, gen, f64()) < 0.5).to(torch::kFloat64);
@@ -78,14 +65,14 @@ double LaplaceTarget::cdf(double x) const {
 // ---- Gamma(2,1) --------------------------------------------------------------------------
 
 torch::Tensor GammaTarget::log_density(const torch::Tensor& x) const {
-    const auto v = as_f64(x);
+    const auto v = to_f64(x);
     // Clamp inside the log so the unused branch is finite (no NaN in gradients).
     const auto inside = torch::log(v.clamp_min(std::numeric_limits<double>::min())) - v;
     return torch::where(v > 0.0, inside, torch::full_like(v, -kInf));
 }
 
 torch::Tensor GammaTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     return -torch::log(open_uniform({n, 2}, gen)).sum(/*dim=*/1);
 }
@@ -97,7 +84,7 @@ double GammaTarget::cdf(double x) const {
 // ---- Beta(2,5) ---------------------------------------------------------------------------
 
 torch::Tensor BetaTarget::log_density(const torch::Tensor& x) const {
-    const auto v = as_f64(x);
+    const auto v = to_f64(x);
     const double tiny = std::numeric_limits<double>::min();
     const auto inside = std::log(30.0) + torch::log(v.clamp_min(tiny)) +
                         4.0 * torch::log((1.0 - v).clamp_min(tiny));
@@ -105,7 +92,7 @@ torch::Tensor BetaTarget::log_density(const torch::Tensor& x) const {
 }
 
 torch::Tensor BetaTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto u = torch::rand({n, 6}, gen, f64());
     return std::get<0>(u.sort(/*dim=*/1)).select(/*dim=*/1, /*index=*/1).contiguous();
@@ -121,13 +108,13 @@ double BetaTarget::cdf(double x) const {
 // ---- HalfNormal(1) -----------------------------------------------------------------------
 
 torch::Tensor HalfNormalTarget::log_density(const torch::Tensor& x) const {
-    const auto v = as_f64(x);
+    const auto v = to_f64(x);
     const auto inside = 0.5 * std::log(2.0 / kPi) - 0.5 * v * v;
     return torch::where(v >= 0.0, inside, torch::full_like(v, -kInf));
 }
 
 torch::Tensor HalfNormalTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     return torch::randn({n}, gen, f64()).abs();
 }
@@ -156,14 +143,14 @@ double skew_density(double x) {
 }  // namespace
 
 torch::Tensor SkewNormalTarget::log_density(const torch::Tensor& x) const {
-    const auto v = as_f64(x);
+    const auto v = to_f64(x);
     // log 2 + log φ(x) + log Φ(αx); log_ndtr stays finite far in the left tail.
     return std::log(2.0) - 0.5 * std::log(2.0 * kPi) - 0.5 * v * v +
            torch::special::log_ndtr(kAlpha * v);
 }
 
 torch::Tensor SkewNormalTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const double delta = skew_delta();
     const auto u0 = torch::randn({n}, gen, f64());

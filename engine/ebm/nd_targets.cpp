@@ -1,5 +1,7 @@
 #include "ebm/nd_targets.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -10,26 +12,12 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // Euler–Mascheroni constant: the Gumbel(0,1) mean.
-constexpr double kEulerGamma = 0.57721566490153286061;
 // Eigenvalue range of the correlated target's covariance.
 constexpr double kMinEigenvalue = 0.25;
 constexpr double kMaxEigenvalue = 4.0;
 
-torch::TensorOptions f64() {
-    return torch::TensorOptions().dtype(torch::kFloat64);
-}
-
 // U(0,1) strictly above 0, so log U is finite (torch::rand draws from [0, 1)).
-torch::Tensor open_uniform(at::IntArrayRef shape, at::Generator& gen) {
-    return torch::rand(shape, gen, f64()).clamp_min(std::numeric_limits<double>::min());
-}
-
-void check_count(int64_t n) {
-    if (n < 0) throw std::invalid_argument("sample: n must be >= 0, got " + std::to_string(n));
-}
-
 std::string joined_names() {
     std::string s;
     for (const auto& n : nd_target_names()) s += (s.empty() ? "" : ", ") + n;
@@ -61,7 +49,7 @@ torch::Tensor GaussianNdTarget::log_density(const torch::Tensor& x) const {
 }
 
 torch::Tensor GaussianNdTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     return torch::randn({n, dim()}, gen, f64());
 }
@@ -81,7 +69,7 @@ torch::Tensor GumbelNdTarget::log_density(const torch::Tensor& x) const {
 }
 
 torch::Tensor GumbelNdTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     return -torch::log(-torch::log(open_uniform({n, dim()}, gen)));
 }
@@ -101,7 +89,7 @@ torch::Tensor LaplaceNdTarget::log_density(const torch::Tensor& x) const {
 }
 
 torch::Tensor LaplaceNdTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto magnitude = -torch::log(open_uniform({n, dim()}, gen));
     const auto sign = 1.0 - 2.0 * (torch::rand({n, dim()}, gen, f64()) < 0.5).to(torch::kFloat64);
@@ -148,7 +136,7 @@ torch::Tensor CorrelatedGaussianNdTarget::log_density(const torch::Tensor& x) co
 }
 
 torch::Tensor CorrelatedGaussianNdTarget::sample(int64_t n, uint64_t seed) const {
-    check_count(n);
+    check_sample_count(n);
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     return torch::randn({n, dim()}, gen, f64()).matmul(cholesky_.t());
 }

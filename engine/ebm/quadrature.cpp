@@ -1,5 +1,7 @@
 #include "ebm/quadrature.h"
 
+#include "core/numeric.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -77,7 +79,6 @@ namespace {
 // Nodes and weights of the n-point Gauss–Legendre rule on [−1, 1]: the roots of P_n, by Newton's
 // method from Chebyshev-like starting points, with w = 2 / ((1 − x²) P_n′(x)²).
 void gauss_legendre_unit(int64_t n, std::vector<double>& x, std::vector<double>& w) {
-    constexpr double kPi = 3.14159265358979323846;
     x.assign(static_cast<size_t>(n), 0.0);
     w.assign(static_cast<size_t>(n), 0.0);
     for (int64_t i = 0; i < (n + 1) / 2; ++i) {

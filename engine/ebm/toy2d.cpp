@@ -1,5 +1,7 @@
 #include "ebm/toy2d.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -10,7 +12,6 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 // 8-Gaussians: centre scale, noise std and the final divisor of the reference recipe.
 constexpr double kCentreScale = 4.0;
 constexpr double kEightNoiseStd = 0.5;
@@ -20,16 +21,6 @@ constexpr double kSpiralTurnDegrees = 540.0;
 constexpr double kSpiralJitter = 0.5;
 constexpr double kSpiralDivisor = 3.0;
 constexpr double kSpiralNoiseStd = 0.1;
-
-torch::TensorOptions f64() {
-    return torch::TensorOptions().dtype(torch::kFloat64);
-}
-
-void check_count(const char* who, int64_t n) {
-    if (n < 0)
-        throw std::invalid_argument(std::string(who) + ": n must be >= 0, got " +
-                                    std::to_string(n));
-}
 
 }  // namespace
 
@@ -42,7 +33,7 @@ torch::Tensor eight_gaussians_centres() {
 }
 
 torch::Tensor make_eight_gaussians(int64_t n, uint64_t seed) {
-    check_count("make_eight_gaussians", n);
+    check_sample_count(n, "make_eight_gaussians");
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto noise = torch::randn({n, 2}, gen, f64()) * kEightNoiseStd;
     const auto idx =
@@ -52,7 +43,7 @@ torch::Tensor make_eight_gaussians(int64_t n, uint64_t seed) {
 }
 
 torch::Tensor make_two_spirals(int64_t n, uint64_t seed) {
-    check_count("make_two_spirals", n);
+    check_sample_count(n, "make_two_spirals");
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const int64_t m = (n + 1) / 2;
     const auto t =

@@ -1,5 +1,7 @@
 #include "flows/published_cp_flow.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <cmath>
@@ -11,21 +13,16 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kScalingMin = 0.001;  // ActNorm: s = exp(logs) + 0.001 (upstream _scaling_min)
 constexpr double kActNormEps = 1e-6;   // ActNorm init: logs = −log(sd + 1e-6)
 constexpr double kPriorEps = 1e-5;     // upstream log_normal's denominator term
 constexpr double kDetFloor = 1e-300;   // clamp of a (never expected) non-positive determinant
-constexpr int64_t kBodyHidden = 64;    // lifter body d → 64 → 64 → 96
+constexpr int64_t kCpBodyHidden = 64;  // lifter body d → 64 → 64 → 96
 constexpr int64_t kBodyOut = 96;
 constexpr double kReadoutBias = 0.0;  // published config: readout_bias_init 0
 
-void require(bool ok, const std::string& what) {
+void require_cpflow(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("published cp-flow: " + what);
-}
-
-torch::TensorOptions f64() {
-    return torch::TensorOptions().dtype(torch::kFloat64);
 }
 
 // PyTorch's Linear default: weight and bias U(±1/√fan_in).
@@ -45,17 +42,17 @@ torch::Tensor gaussian_softplus(const torch::Tensor& u) {
 PublishedCpFlowImpl::PublishedCpFlowImpl(const PublishedCpFlowOptions& options)
     : options_(options) {
     const auto& o = options_;
-    require(o.dim() == 2,
-            "dim must be 2 (the exact 2×2 Hessian log-det), got " + std::to_string(o.dim()));
-    require(o.hidden() >= 2 && o.hidden() % 2 == 0,
-            "hidden must be even and >= 2 (half the units are the augmented branch)");
-    require(o.depth() >= 2, "depth must be >= 2, got " + std::to_string(o.depth()));
+    require_cpflow(o.dim() == 2,
+                   "dim must be 2 (the exact 2×2 Hessian log-det), got " + std::to_string(o.dim()));
+    require_cpflow(o.hidden() >= 2 && o.hidden() % 2 == 0,
+                   "hidden must be even and >= 2 (half the units are the augmented branch)");
+    require_cpflow(o.depth() >= 2, "depth must be >= 2, got " + std::to_string(o.depth()));
     const MethodInfo* strategy = find_method(o.strategy());
     std::string offered;
     for (const auto& m : method_registry())
         if (m.published_cpflow) offered += (offered.empty() ? "" : ", ") + m.name;
-    require(strategy && strategy->published_cpflow,
-            "strategy '" + o.strategy() + "' is not one of: " + offered);
+    require_cpflow(strategy && strategy->published_cpflow,
+                   "strategy '" + o.strategy() + "' is not one of: " + offered);
     positivity_ = strategy->positivity;
     const int64_t d = o.dim(), h = o.hidden(), half = h / 2, hidden_layers = o.depth() - 1;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(o.seed());
@@ -89,7 +86,7 @@ PublishedCpFlowImpl::PublishedCpFlowImpl(const PublishedCpFlowOptions& options)
         an_logs_.push_back(register_parameter("an_logs" + s, torch::zeros({out}, f64())));
     }
     if (lifter) {
-        const std::vector<int64_t> sizes = {d, kBodyHidden, kBodyHidden, kBodyOut};
+        const std::vector<int64_t> sizes = {d, kCpBodyHidden, kCpBodyHidden, kBodyOut};
         for (size_t i = 0; i + 1 < sizes.size(); ++i) {
             body_w_.push_back(register_parameter("body_w" + std::to_string(i),
                                                  uniform(gen, {sizes[i + 1], sizes[i]}, sizes[i])));
@@ -282,8 +279,9 @@ CpFlowLogProb PublishedCpFlowImpl::log_prob_from(const torch::Tensor& f,
 CpFlowLogProb PublishedCpFlowImpl::log_prob(const torch::Tensor& x,
                                             const std::vector<torch::Tensor>& raw,
                                             bool create_graph) const {
-    require(initialised_, "log_prob before initialise() (the ActNorms need their data init)");
-    require(x.dim() == 2 && x.size(1) == 2, "log_prob needs an n × 2 tensor");
+    require_cpflow(initialised_,
+                   "log_prob before initialise() (the ActNorms need their data init)");
+    require_cpflow(x.dim() == 2 && x.size(1) == 2, "log_prob needs an n × 2 tensor");
     torch::AutoGradMode mode(create_graph);
     // The jets are derivatives in y = ActNorm(x); y itself carries the graph to the ActNorm.
     const auto jet = potential_jet(outer_actnorm(x.to(torch::kFloat64)), raw);
@@ -294,8 +292,9 @@ CpFlowLogProb PublishedCpFlowImpl::log_prob(const torch::Tensor& x,
 CpFlowLogProb PublishedCpFlowImpl::log_prob_by_autograd(const torch::Tensor& x,
                                                         const std::vector<torch::Tensor>& raw,
                                                         bool create_graph) const {
-    require(initialised_, "log_prob before initialise() (the ActNorms need their data init)");
-    require(x.dim() == 2 && x.size(1) == 2, "log_prob needs an n × 2 tensor");
+    require_cpflow(initialised_,
+                   "log_prob before initialise() (the ActNorms need their data init)");
+    require_cpflow(x.dim() == 2 && x.size(1) == 2, "log_prob needs an n × 2 tensor");
     torch::AutoGradMode enable(true);
     // Derivatives are taken with respect to y = ActNorm(x) itself (an interior node when the
     // ActNorm is trainable), so the loss still reaches the ActNorm through f and log s.

@@ -1,5 +1,7 @@
 #include "flows/tabular21.h"
 
+#include "core/numeric.h"
+
 #include <ATen/CPUGeneratorImpl.h>
 
 #include <fstream>
@@ -15,10 +17,6 @@ namespace {
 
 constexpr double kIdentityFloor = 0.3;  // Σ_k = 0.3·I + 0.7·A Aᵀ / 21
 constexpr double kWishartShare = 0.7;
-
-torch::TensorOptions f64() {
-    return torch::TensorOptions().dtype(torch::kFloat64);
-}
 
 Tabular21Recipe build_recipe() {
     const int64_t d = kTabular21Dim;

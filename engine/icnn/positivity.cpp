@@ -1,5 +1,7 @@
 #include "icnn/positivity.h"
 
+#include "core/numeric.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -15,7 +17,6 @@ constexpr double kSlackInit = -2.0;     // slack b of a constrained readout → 
 constexpr double kConstantInit = -2.0;  // softplus-const's θ̃
 constexpr double kFoldedNormalFloor = 1e-6;  // softplus⁻¹ of the folded-normal draw, floored
 constexpr double kStandardiseEps = 1e-5;     // keeps the standardisation finite for a flat h
-constexpr double kPi = 3.14159265358979323846;
 
 int64_t numel_of(const std::vector<int64_t>& shape) {
     int64_t n = 1;

@@ -95,7 +95,7 @@ PositivityFactory lifter_with(
 
 // ---- task checks ------------------------------------------------------------------------------
 
-void require(bool ok, const std::string& key, const std::string& what) {
+void require_method_key(bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw SpecError(key, what);
 }
 
@@ -174,7 +174,7 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
     teacher.batch_within_n_train = true;
     auto csv = kind("csv-regression", TaskFamily::LastLayer, "regression on the user's CSV table");
     csv.check = [](const TaskSpec& t) {
-        require(!t.csv_path.empty(), "task.csv_path", "is required for csv-regression");
+        require_method_key(!t.csv_path.empty(), "task.csv_path", "is required for csv-regression");
     };
     auto burgers = kind("burgers", TaskFamily::LastLayer, "operator learning u0 ↦ u(·, T)");
     burgers.backbone = "fno1d";
@@ -185,8 +185,10 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
     auto cifar = kind("cifar-binary", TaskFamily::LastLayer, "CIFAR binary-record classification");
     cifar.classification = true;
     cifar.check = [](const TaskSpec& t) {
-        require(!t.train_files.empty(), "task.train_files", "is required for cifar-binary");
-        require(!t.test_files.empty(), "task.test_files", "is required for cifar-binary");
+        require_method_key(!t.train_files.empty(), "task.train_files",
+                           "is required for cifar-binary");
+        require_method_key(!t.test_files.empty(), "task.test_files",
+                           "is required for cifar-binary");
     };
     auto demand = kind("dfiv-demand", TaskFamily::InstrumentalVariable,
                        "instrumental-variable regression on the demand design");
@@ -202,7 +204,8 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
     ebmnd.check = [sampled = ebmnd.sampled_targets](const TaskSpec& t) {
         const bool known = std::find(sampled.begin(), sampled.end(), t.target) != sampled.end();
         if (known)
-            require(t.dim <= 32, "task.dim", "must lie in [1, 32] for the known n-D targets");
+            require_method_key(t.dim <= 32, "task.dim",
+                               "must lie in [1, 32] for the known n-D targets");
     };
     auto toy = kind("cpflow-toy", TaskFamily::Icnn, "2-D convex-potential flow toys");
     toy.targets = {"8gaussians", "2spirals"};

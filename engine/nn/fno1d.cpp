@@ -6,12 +6,8 @@
 namespace liftlab {
 namespace {
 
-void require(bool ok, const std::string& what) {
+void require_fno(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument("fno1d: " + what);
-}
-
-std::string fmt(int64_t v) {
-    return std::to_string(v);
 }
 
 // Σ_i a[b, i, x] w[i, o, x] for every kept mode x (the reference's compl_mul1d, real part).
@@ -22,9 +18,10 @@ torch::Tensor mode_mul(const torch::Tensor& a, const torch::Tensor& w) {
 }  // namespace
 
 SpectralConv1dImpl::SpectralConv1dImpl(const SpectralConv1dOptions& options) : options_(options) {
-    require(options.in_channels() >= 1 && options.out_channels() >= 1,
-            "spectral layer channels must be at least 1");
-    require(options.modes() >= 1, "modes (" + fmt(options.modes()) + ") must be at least 1");
+    require_fno(options.in_channels() >= 1 && options.out_channels() >= 1,
+                "spectral layer channels must be at least 1");
+    require_fno(options.modes() >= 1,
+                "modes (" + std::to_string(options.modes()) + ") must be at least 1");
     const double scale = 1.0 / static_cast<double>(options.in_channels() * options.out_channels());
     const std::vector<int64_t> shape = {options.in_channels(), options.out_channels(),
                                         options.modes()};
@@ -33,13 +30,15 @@ SpectralConv1dImpl::SpectralConv1dImpl(const SpectralConv1dOptions& options) : o
 }
 
 torch::Tensor SpectralConv1dImpl::forward(const torch::Tensor& x) {
-    require(x.dim() == 3 && x.size(1) == options_.in_channels(),
-            "spectral layer input must be (n, " + fmt(options_.in_channels()) + ", s)");
+    require_fno(
+        x.dim() == 3 && x.size(1) == options_.in_channels(),
+        "spectral layer input must be (n, " + std::to_string(options_.in_channels()) + ", s)");
     const int64_t s = x.size(2);
     const int64_t available = s / 2 + 1;
-    require(options_.modes() <= available,
-            "modes (" + fmt(options_.modes()) + ") exceeds the s/2 + 1 = " + fmt(available) +
-                " Fourier modes of a grid of s = " + fmt(s) + " points");
+    require_fno(options_.modes() <= available,
+                "modes (" + std::to_string(options_.modes()) +
+                    ") exceeds the s/2 + 1 = " + std::to_string(available) +
+                    " Fourier modes of a grid of s = " + std::to_string(s) + " points");
     auto xf = torch::fft::rfft(x).narrow(/*dim=*/-1, /*start=*/0, options_.modes());
     auto xr = torch::real(xf);
     auto xi = torch::imag(xf);
@@ -53,11 +52,12 @@ torch::Tensor SpectralConv1dImpl::forward(const torch::Tensor& x) {
 }
 
 Fno1dImpl::Fno1dImpl(const Fno1dOptions& options) : options_(options) {
-    require(options.modes() >= 1, "modes (" + fmt(options.modes()) + ") must be at least 1");
-    require(options.width() >= 1, "width must be at least 1");
-    require(options.layers() >= 1, "layers must be at least 1");
-    require(options.projection() >= 1, "projection must be at least 1");
-    require(options.input_channels() >= 1, "input_channels must be at least 1");
+    require_fno(options.modes() >= 1,
+                "modes (" + std::to_string(options.modes()) + ") must be at least 1");
+    require_fno(options.width() >= 1, "width must be at least 1");
+    require_fno(options.layers() >= 1, "layers must be at least 1");
+    require_fno(options.projection() >= 1, "projection must be at least 1");
+    require_fno(options.input_channels() >= 1, "input_channels must be at least 1");
     lift_ =
         register_module("lift", torch::nn::Linear(options.input_channels() + 1, options.width()));
     for (int64_t i = 0; i < options.layers(); ++i) {
@@ -74,9 +74,9 @@ Fno1dImpl::Fno1dImpl(const Fno1dOptions& options) : options_(options) {
 torch::Tensor Fno1dImpl::forward(torch::Tensor x) {
     const int64_t c = options_.input_channels();
     if (x.dim() == 2 && c == 1) x = x.unsqueeze(-1);
-    require(x.dim() == 3 && x.size(2) == c, "input must be (n, s" +
-                                                std::string(c == 1 ? "" : ", " + fmt(c)) + ")" +
-                                                (c == 1 ? " or (n, s, 1)" : ""));
+    require_fno(x.dim() == 3 && x.size(2) == c,
+                "input must be (n, s" + std::string(c == 1 ? "" : ", " + std::to_string(c)) + ")" +
+                    (c == 1 ? " or (n, s, 1)" : ""));
     const int64_t n = x.size(0), s = x.size(1);
     auto grid = (torch::arange(s, x.options()) / static_cast<double>(s)).view({1, s, 1});
     auto h = lift_(torch::cat({x, grid.expand({n, s, 1})}, /*dim=*/-1));

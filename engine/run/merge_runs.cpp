@@ -17,7 +17,7 @@ using nlohmann::json;
 
 namespace {
 
-json read_json_file(const std::string& path) {
+json read_shard_json(const std::string& path) {
     std::ifstream in(path);
     if (!in) throw std::runtime_error("merge: cannot read " + path);
     try {
@@ -50,17 +50,17 @@ std::string rows_of(const std::string& path, std::string* header) {
     return last == std::string::npos ? "" : text.substr(0, last + 1);
 }
 
-struct Shard {
+struct ShardRun {
     std::string dir;
     json spec, summary;
     int index = 0;
 };
 
-Shard read_shard(const std::string& dir) {
-    Shard s;
+ShardRun read_shard(const std::string& dir) {
+    ShardRun s;
     s.dir = dir;
-    s.spec = read_json_file(dir + "/" + run_folder::kSpec);
-    s.summary = read_json_file(dir + "/" + run_folder::kSummary);
+    s.spec = read_shard_json(dir + "/" + run_folder::kSpec);
+    s.summary = read_shard_json(dir + "/" + run_folder::kSummary);
     if (!s.spec.contains("shard"))
         throw std::runtime_error("merge: " + dir +
                                  " is not a shard (its spec.json has no \"shard\"; run it "
@@ -76,7 +76,7 @@ Shard read_shard(const std::string& dir) {
 
 // Every shard of one run, each once: same spec, same count, every index present. Returns the
 // shards in index order.
-void check_shard_set(std::vector<Shard>& shards) {
+void check_shard_set(std::vector<ShardRun>& shards) {
     const auto& first = shards.front();
     const int count = first.spec["shard"].value("count", 0);
     const json reference = comparable(first.spec);
@@ -106,12 +106,12 @@ void check_shard_set(std::vector<Shard>& shards) {
         throw std::runtime_error("merge: missing shard(s) " + missing + " of " +
                                  std::to_string(count));
     std::sort(shards.begin(), shards.end(),
-              [](const Shard& a, const Shard& b) { return a.index < b.index; });
+              [](const ShardRun& a, const ShardRun& b) { return a.index < b.index; });
 }
 
 // Runs in an unsharded run's order: cell (sweep value index, seed index), then method order
 // within a cell, which each shard already keeps. Sets the merged status.
-json merged_runs(const std::vector<Shard>& shards, RunStatus* status) {
+json merged_runs(const std::vector<ShardRun>& shards, RunStatus* status) {
     const auto& first = shards.front();
     const json seeds = first.spec.value("seeds", json::array());
     const json values = first.spec.contains("sweep")
@@ -142,7 +142,7 @@ json merged_runs(const std::vector<Shard>& shards, RunStatus* status) {
 }
 
 // The shards' files, joined in shard order, into the new folder `dir`.
-void write_merged_files(const std::vector<Shard>& shards, const std::string& dir) {
+void write_merged_files(const std::vector<ShardRun>& shards, const std::string& dir) {
     json spec = shards.front().spec;
     spec.erase("shard");
     spec["merged_from"] = json::array();
@@ -169,7 +169,7 @@ void write_merged_files(const std::vector<Shard>& shards, const std::string& dir
 std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
                              const std::string& out_parent) {
     if (shard_dirs.empty()) throw std::runtime_error("merge: no shard folders given");
-    std::vector<Shard> shards;
+    std::vector<ShardRun> shards;
     for (const auto& dir : shard_dirs) shards.push_back(read_shard(dir));
     check_shard_set(shards);
     RunStatus status = RunStatus::Ok;

@@ -95,14 +95,14 @@ private:
     torch::Tensor train_nodes_f_;
 };
 
-constexpr int64_t kEvalChunk = 4096;  // rows per chunk when a whole split is evaluated
+constexpr int64_t kDensityEvalChunk = 4096;  // rows per chunk when a whole split is evaluated
 
 // Mean of f(chunk) over the rows of x, in chunks (bounded memory for big splits).
 template <typename F>
 double chunked_mean(const torch::Tensor& x, F f) {
     double sum = 0;
-    for (int64_t i = 0; i < x.size(0); i += kEvalChunk) {
-        const auto chunk = x.narrow(0, i, std::min(kEvalChunk, x.size(0) - i));
+    for (int64_t i = 0; i < x.size(0); i += kDensityEvalChunk) {
+        const auto chunk = x.narrow(0, i, std::min(kDensityEvalChunk, x.size(0) - i));
         sum += f(chunk).to(torch::kFloat64).sum().template item<double>();
     }
     return sum / static_cast<double>(x.size(0));
@@ -322,11 +322,12 @@ public:
             draw_eval_samples();  // the proposal moved since the last one
         }
         std::vector<torch::Tensor> e_parts;
-        for (int64_t i = 0; i < eval_samples_.size(0); i += kEvalChunk)
+        for (int64_t i = 0; i < eval_samples_.size(0); i += kDensityEvalChunk)
             e_parts.push_back(
                 icnn_
                     ->energy_with_weights(
-                        eval_samples_.narrow(0, i, std::min(kEvalChunk, eval_samples_.size(0) - i)),
+                        eval_samples_.narrow(
+                            0, i, std::min(kDensityEvalChunk, eval_samples_.size(0) - i)),
                         constrained)
                     .to(torch::kFloat64));
         const auto e_q = torch::cat(e_parts);

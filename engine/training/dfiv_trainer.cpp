@@ -20,7 +20,7 @@ constexpr int64_t kInstrumentWidthFactor = 2;
 // Stage-2 batches are drawn by their own sampler; this constant decorrelates its seed.
 constexpr std::uint64_t kStage2SeedMix = 0x9E3779B97F4A7C15ULL;
 // Rows per chunk when a whole half goes through the nets (the final re-estimation).
-constexpr int64_t kChunk = 4096;
+constexpr int64_t kDfivChunk = 4096;
 
 MlpBackbone make_net(const BackboneSpec& spec, int64_t input_dim, int64_t feature_dim) {
     std::vector<int64_t> hidden(spec.hidden.begin(), spec.hidden.end());
@@ -214,15 +214,15 @@ void DfivTrainer::refit_full_data() {
     torch::NoGradGuard no_grad;
     // Ridge statistics accumulated chunk by chunk (λ = lambda_scale · half rows).
     GramStatistics stage1;
-    for (int64_t start = 0; start < n1_; start += kChunk) {
-        const int64_t len = std::min(kChunk, n1_ - start);
+    for (int64_t start = 0; start < n1_; start += kDfivChunk) {
+        const int64_t len = std::min(kDfivChunk, n1_ - start);
         stage1.add(with_bias_column(instrument_net_->forward(z1_.narrow(0, start, len))),
                    treatment_net_->forward(p1_.narrow(0, start, len)));
     }
     v_ = solve_statistics(stage1, lambda_scale_ * n1_);
     GramStatistics stage2;
-    for (int64_t start = 0; start < n2_; start += kChunk) {
-        const int64_t len = std::min(kChunk, n2_ - start);
+    for (int64_t start = 0; start < n2_; start += kDfivChunk) {
+        const int64_t len = std::min(kDfivChunk, n2_ - start);
         const auto psi_hat = with_bias_column(instrument_net_->forward(z2_.narrow(0, start, len)))
                                  .to(torch::kFloat64)
                                  .matmul(v_);
@@ -291,8 +291,8 @@ double DfivTrainer::train_set_loss() {
     if (!u_.defined()) return NAN;
     torch::NoGradGuard no_grad;
     double sq_sum = 0;
-    for (int64_t start = 0; start < n2_; start += kChunk) {
-        const int64_t len = std::min(kChunk, n2_ - start);
+    for (int64_t start = 0; start < n2_; start += kDfivChunk) {
+        const int64_t len = std::min(kDfivChunk, n2_ - start);
         const auto psi_hat = with_bias_column(instrument_net_->forward(z2_.narrow(0, start, len)))
                                  .to(torch::kFloat64)
                                  .matmul(v_);

@@ -60,7 +60,7 @@ void add_cross_covariances(const torch::Tensor& theta, bool slack,
 }
 
 // The first n entries of a weight list (the constrained ones).
-std::vector<torch::Tensor> head(const std::vector<torch::Tensor>& v, size_t n) {
+std::vector<torch::Tensor> first_n(const std::vector<torch::Tensor>& v, size_t n) {
     return {v.begin(), v.begin() + static_cast<std::ptrdiff_t>(std::min(n, v.size()))};
 }
 
@@ -179,7 +179,7 @@ std::vector<torch::Tensor> IcnnTrainer::extra_parameters() {
 }
 
 void IcnnTrainer::observe_shoulder(const std::vector<torch::Tensor>& pre) {
-    const auto f = flat(head(pre, icnn_->strategy().constrained_count())).detach();
+    const auto f = flat(first_n(pre, icnn_->strategy().constrained_count())).detach();
     if (shoulder_) shoulder_->observe(steps_, shoulder_mask(f, icnn_->strategy().projected()));
     if (!trace_coordinates_.empty()) {
         const auto values = f.to(torch::kFloat64).contiguous();
@@ -295,7 +295,7 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
             torch::NoGradGuard no_grad;
             pre_b = strategy.pre_readout(xb);
         }
-        iterates.push_back(flat(head(pre_b, nc)).to(torch::kFloat64));
+        iterates.push_back(flat(first_n(pre_b, nc)).to(torch::kFloat64));
         if (slack) grads_slack.push_back(grad_at(xb, pre_b, /*full_loss=*/true));
         // At the fixed iterate the θ-only part of the loss (log Z) adds the same vector to every
         // g_b and cancels in the centring, so only the batch term is differentiated.

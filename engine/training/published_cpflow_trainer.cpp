@@ -12,7 +12,7 @@ namespace liftlab {
 namespace {
 
 constexpr uint64_t kEvalCondSeed = 12345;  // the reference's eval_cond_seed
-constexpr int64_t kEvalChunk = 1000;       // test rows per Hessian pass
+constexpr int64_t kHessianChunk = 1000;    // test rows per Hessian pass
 constexpr double kShoulder = 0.05;         // sigmoid(W̃) ≤ 0.05: update attenuated ≥ 20×
 
 }  // namespace
@@ -72,9 +72,9 @@ double PublishedCpFlowTrainer::mean_nll(const torch::Tensor& x, int64_t* nonposi
         for (const auto& r : flow_->constrained(eval_cond_)) raw.push_back(r.detach());
     }
     double sum = 0;
-    for (int64_t i = 0; i < x.size(0); i += kEvalChunk) {
+    for (int64_t i = 0; i < x.size(0); i += kHessianChunk) {
         const auto lp =
-            flow_->log_prob(x.narrow(0, i, std::min(kEvalChunk, x.size(0) - i)), raw, false);
+            flow_->log_prob(x.narrow(0, i, std::min(kHessianChunk, x.size(0) - i)), raw, false);
         sum -= lp.log_p.detach().sum().item<double>();
         if (nonpositive) *nonpositive += lp.nonpositive_dets;
     }

@@ -28,9 +28,9 @@ using liftlab::test::relative_error;
 using liftlab::test::TempDir;
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
+using liftlab::kPi;
 constexpr double kNu = 0.1;
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 
 torch::Tensor grid_points(int64_t n) {
     return torch::arange(n, kF64) / static_cast<double>(n);

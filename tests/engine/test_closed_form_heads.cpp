@@ -11,7 +11,7 @@
 using liftlab::test::relative_error;
 
 namespace {
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 
 torch::Tensor ridge(const torch::Tensor& phi, const torch::Tensor& y, double beta) {
     auto a = phi.t().matmul(phi) + beta * torch::eye(phi.size(1), kF64);

@@ -28,10 +28,10 @@ using liftlab::test::has;
 using liftlab::test::relative_error;
 
 namespace {
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 constexpr double kLogTwoPi = 1.8378770664093454836;
-constexpr int64_t kWidth = 16;       // narrow ICNN keeps the suite fast
-constexpr double kPerturbStd = 0.5;  // noise per unit fan-in on every trainable parameter
+constexpr int64_t kWidth = 16;           // narrow ICNN keeps the suite fast
+constexpr double kFlowPerturbStd = 0.5;  // noise per unit fan-in on every trainable parameter
 // Central differences in float64: truncation h²/6·|F'''| ≈ 1e-11 plus rounding ε|F|/h ≈ 1e-10,
 // so 1e-7 relative leaves three orders of margin and still catches any missing term.
 constexpr double kFdStep = 1e-5;
@@ -54,15 +54,15 @@ CpFlow make_flow(const std::string& strategy, int64_t dim, int64_t width = kWidt
 }
 
 // Random, not initial, parameters (w0, w1 included); pgd is projected back onto θ ≥ 0. Noise on a
-// weight matrix is scaled by 1/√fan-in so that every pre-activation moves by O(kPerturbStd): the
-// same absolute noise on the lifter's 96-input readouts would move θ̃ by ≈ 10·kPerturbStd and
-// saturate every softplus (flat second derivatives, a degenerate test case).
-void perturb(CpFlow& flow) {
+// weight matrix is scaled by 1/√fan-in so that every pre-activation moves by O(kFlowPerturbStd):
+// the same absolute noise on the lifter's 96-input readouts would move θ̃ by ≈ 10·kFlowPerturbStd
+// and saturate every softplus (flat second derivatives, a degenerate test case).
+void perturb_flow(CpFlow& flow) {
     {
         torch::NoGradGuard no_grad;
         for (auto& p : flow->parameters_for_optimizer()) {
             const double fan_in = p.dim() == 2 ? static_cast<double>(p.size(1)) : 1.0;
-            p.add_(torch::randn_like(p) * (kPerturbStd / std::sqrt(fan_in)));
+            p.add_(torch::randn_like(p) * (kFlowPerturbStd / std::sqrt(fan_in)));
         }
     }
     flow->after_step();
@@ -83,14 +83,14 @@ torch::Tensor simpson_weights(int64_t points, double h) {
     return w * (h / 3.0);
 }
 
-std::string param_name(const ::testing::TestParamInfo<std::string>& info) {
+std::string flow_param_name(const ::testing::TestParamInfo<std::string>& info) {
     return info.param;
 }
 }  // namespace
 
 TEST_P(CpFlowStrategyTest, TransportIsTheGradientOfThePotential) {
     CpFlow flow = make_flow(GetParam(), /*dim=*/3);
-    perturb(flow);
+    perturb_flow(flow);
     const auto cond = torch::randn({32, 3}, kF64);
     const auto theta = flow->weights(cond);
     const auto x = 1.5 * torch::randn({6, 3}, kF64);
@@ -111,7 +111,7 @@ TEST_P(CpFlowStrategyTest, TransportIsTheGradientOfThePotential) {
 
 TEST_P(CpFlowStrategyTest, HessianIsTheJacobianOfTransportAndSpd) {
     CpFlow flow = make_flow(GetParam(), /*dim=*/3);
-    perturb(flow);
+    perturb_flow(flow);
     const auto theta = flow->weights(torch::randn({32, 3}, kF64));
     const auto x = 1.5 * torch::randn({6, 3}, kF64);
     const auto h = flow->hessian(x, theta);
@@ -138,7 +138,7 @@ TEST_P(CpFlowStrategyTest, HessianIsTheJacobianOfTransportAndSpd) {
 TEST_P(CpFlowStrategyTest, LogDetAndLogProbMatchEigen) {
     constexpr int64_t kDim = 4;
     CpFlow flow = make_flow(GetParam(), kDim);
-    perturb(flow);
+    perturb_flow(flow);
     const auto theta = flow->weights(torch::randn({32, kDim}, kF64));
     const auto x = 1.5 * torch::randn({5, kDim}, kF64);
     const auto h = flow->hessian(x, theta).detach();
@@ -164,7 +164,7 @@ TEST_P(CpFlowStrategyTest, LogDetAndLogProbMatchEigen) {
 TEST_P(CpFlowStrategyTest, DensityIntegratesToOneIn1d) {
     for (bool perturbed : {false, true}) {
         CpFlow flow = make_flow(GetParam(), /*dim=*/1);
-        if (perturbed) perturb(flow);
+        if (perturbed) perturb_flow(flow);
         const auto theta = flow->weights(torch::randn({32, 1}, kF64));
         constexpr double kHalfWidth = 20.0;
         constexpr int64_t kPoints = 8001;  // h = 0.005
@@ -197,7 +197,7 @@ TEST_P(CpFlowStrategyTest, DensityIntegratesToOneIn1d) {
 TEST_P(CpFlowStrategyTest, DensityIntegratesToOneIn2d) {
     for (bool perturbed : {false, true}) {
         CpFlow flow = make_flow(GetParam(), /*dim=*/2);
-        if (perturbed) perturb(flow);
+        if (perturbed) perturb_flow(flow);
         const auto theta = flow->weights(torch::randn({32, 2}, kF64));
         constexpr double kHalfWidth = 8.0;
         constexpr int64_t kPoints = 161;  // h = 0.1 per axis
@@ -224,14 +224,14 @@ TEST_P(CpFlowStrategyTest, DensityIntegratesToOneIn2d) {
 }
 
 INSTANTIATE_TEST_SUITE_P(CpFlowStrategies, CpFlowStrategyTest,
-                         ::testing::Values("pgd", "softplus", "lifter"), param_name);
+                         ::testing::Values("pgd", "softplus", "lifter"), flow_param_name);
 
 // The NLL's gradient carries the log-det's second-order terms: compare every kind of parameter
 // (w0, w1, lifter body, slack and the readouts of the emitted free tensors) with central
 // differences of the loss. The lifter's ICNN template is frozen: it gets no gradient.
 TEST_F(CpFlowTest, NllGradientMatchesFiniteDifferences) {
     CpFlow flow = make_flow("lifter", /*dim=*/2);
-    perturb(flow);
+    perturb_flow(flow);
     const auto x = liftlab::make_eight_gaussians(64, /*seed=*/3);
     const auto cond = liftlab::make_eight_gaussians(64, /*seed=*/4);
     auto loss_fn = [&] { return -flow->log_prob(x, cond).mean(); };
@@ -273,7 +273,7 @@ TEST_F(CpFlowTest, NllGradientMatchesFiniteDifferences) {
 
 TEST_F(CpFlowTest, NoGradEvaluationMatchesAndIsDetached) {
     CpFlow flow = make_flow("lifter", /*dim=*/2);
-    perturb(flow);
+    perturb_flow(flow);
     const auto x = torch::randn({10, 2}, kF64);
     const auto with_graph = flow->log_prob(x, x);
     EXPECT_TRUE(with_graph.requires_grad());
@@ -348,7 +348,7 @@ TEST_F(CpFlowTest, InitHasUnitScales) {
 
 namespace {
 constexpr int64_t kTabularSamples = 200000;
-constexpr double kStdErrors = 5.0;  // per-statistic bound in standard errors of the sample
+using liftlab::test::kStdErrors;
 
 // Analytic moments of u (before standardisation) under the recipe, derived here independently:
 // per component N(μ, S), exp columns e^{a z}; E[e^{tᵀz}] = exp(tᵀμ + tᵀSt/2).

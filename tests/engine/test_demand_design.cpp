@@ -14,12 +14,12 @@ using liftlab::demand_structural;
 
 namespace {
 
-constexpr int64_t kSamples = 20000;
+constexpr int64_t kDemandSamples = 20000;
 constexpr double kRho = 0.5;
 constexpr std::uint64_t kSeed = 7;
 // Tolerances below are 5 standard errors of the statistic at n = 20000, so a correct generator
 // fails with probability < 1e-6 per check (and the seed is fixed anyway).
-const double kRootN = std::sqrt(static_cast<double>(kSamples));
+const double kRootN = std::sqrt(static_cast<double>(kDemandSamples));
 
 double sample_mean(const torch::Tensor& x) {
     return x.mean().item<double>();
@@ -111,7 +111,7 @@ TEST(DemandDesign, ShapesAndColumnsAreConsistent) {
 }
 
 TEST(DemandDesign, SampleMomentsMatchTheDesign) {
-    const auto k = columns(liftlab::make_demand_design(kSamples, kRho, kSeed));
+    const auto k = columns(liftlab::make_demand_design(kDemandSamples, kRho, kSeed));
 
     // t ~ U(0, 10): mean 5, variance 100/12. SE(mean) = √(100/12/n) = 0.020 → tolerance 0.1;
     // SE(var) = √((μ₄ − σ⁴)/n) with μ₄ = 10⁴/80 = 125, σ⁴ = 69.4 → 0.053 → tolerance 0.27.
@@ -150,9 +150,9 @@ TEST(DemandDesign, SampleMomentsMatchTheDesign) {
 
 TEST(DemandDesign, RhoZeroAndOneAreTheExtremes) {
     // ρ = 1: e = V exactly. ρ = 0: e independent of V (tolerance 5/√n as above).
-    const auto one = columns(liftlab::make_demand_design(kSamples, 1.0, kSeed));
+    const auto one = columns(liftlab::make_demand_design(kDemandSamples, 1.0, kSeed));
     EXPECT_LT((one.e - one.v).abs().max().item<double>(), 1e-9);
-    const auto zero = columns(liftlab::make_demand_design(kSamples, 0.0, kSeed));
+    const auto zero = columns(liftlab::make_demand_design(kDemandSamples, 0.0, kSeed));
     EXPECT_NEAR(sample_corr(zero.e, zero.v), 0.0, 0.035);
 }
 

@@ -6,9 +6,10 @@
 
 #include "diagnostics/feature_spectrum.h"
 #include "diagnostics/one_step_gain.h"
+#include "test_helpers.h"
 
 namespace {
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 
 // N × d matrix U diag(σ) Vᵀ with random orthonormal U, V; returns it and V.
 std::pair<torch::Tensor, torch::Tensor> with_singular_values(int64_t n,

@@ -10,6 +10,7 @@
 
 #include "ebm/log_concave_targets.h"
 #include "ebm/quadrature.h"
+#include "test_helpers.h"
 
 namespace {
 
@@ -19,16 +20,12 @@ using liftlab::quadrature_grid;
 using liftlab::QuadratureRange;
 using liftlab::total_variation;
 
-constexpr double kPi = 3.14159265358979323846;
+using liftlab::kPi;
 // Quadrature tolerance on log Z and TV (trapezoid with 8000 points; worst case Gamma ≈ 8e-7).
 constexpr double kQuadTol = 1e-6;
 // Moment checks: n samples, pass within this many (sample-estimated) standard errors.
 constexpr int64_t kMomentSamples = 50000;
-constexpr double kStdErrors = 5.0;
-
-double phi_cdf(double x) {
-    return 0.5 * std::erfc(-x / std::sqrt(2.0));
-}
+using liftlab::test::kStdErrors;
 
 TEST(EbmQuadrature, GaussianEnergyLogPartitionIsLogSigmaSqrtTwoPi) {
     for (double sigma : {0.3, 1.0, 2.5}) {
@@ -61,8 +58,10 @@ TEST(EbmQuadrature, TotalVariationOfShiftedGaussiansMatchesAnalytic) {
     const auto grid = quadrature_grid({-10.0, 11.0});
     const auto log_p = -grid * grid / 2.0;
     const auto log_q = -(grid - 1.0) * (grid - 1.0) / 2.0 + 7.0;  // unnormalised on purpose
-    EXPECT_NEAR(total_variation(log_p, log_q, grid), 2.0 * phi_cdf(0.5) - 1.0, kQuadTol);
-    EXPECT_NEAR(total_variation(log_q, log_p, grid), 2.0 * phi_cdf(0.5) - 1.0, kQuadTol);
+    EXPECT_NEAR(total_variation(log_p, log_q, grid), 2.0 * liftlab::test::normal_cdf(0.5) - 1.0,
+                kQuadTol);
+    EXPECT_NEAR(total_variation(log_q, log_p, grid), 2.0 * liftlab::test::normal_cdf(0.5) - 1.0,
+                kQuadTol);
 }
 
 TEST(EbmQuadrature, BadInputsAreRejectedWithAMessage) {

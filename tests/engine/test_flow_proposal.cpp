@@ -29,7 +29,7 @@ using liftlab::FlowFitOptions;
 using liftlab::test::has;
 using liftlab::test::TempDir;
 
-constexpr double kPi = 3.14159265358979323846;
+using liftlab::kPi;
 
 // A curved, skewed 2-D sample (a "banana"): x1 ~ N(0, 1), x2 = 0.5 x1² + 0.5 ε, shifted and
 // scaled, so a fitted flow has clearly non-trivial couplings.
@@ -223,10 +223,10 @@ TEST(FlowProposal, BadOptionsAreNamed) {
 }
 
 // E(x) = ½ (x − μ)ᵀ A (x − μ) with A = BBᵀ + ½ I (B seeded): log Z = (d/2) log 2π − ½ log det A.
-struct GaussianEnergy {
+struct ShiftedGaussianEnergy {
     torch::Tensor mu, a;
     double log_z = 0;
-    GaussianEnergy(int64_t d, uint64_t seed) {
+    ShiftedGaussianEnergy(int64_t d, uint64_t seed) {
         auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
         mu = torch::randn({d}, gen, torch::kFloat64) + 1.0;
         const auto b = torch::randn({d, d}, gen, torch::kFloat64) / std::sqrt(double(d));
@@ -272,7 +272,7 @@ TEST(FlowProposal, EnergyFitFromAMismatchedStartGivesLogZWithinItsStandardError)
     // the defensive mixture's log Z on 20 000 fresh draws must agree with the analytic value within
     // 5 reported standard errors (plus the Jensen bias se²), the error itself below 0.05 nats.
     const int64_t d = 16;
-    const GaussianEnergy energy(d, 31);
+    const ShiftedGaussianEnergy energy(d, 31);
     AffineCouplingFlow flow(AffineCouplingFlowOptions(d).layers(4).hidden(32).seed(2));
     liftlab::EnergyFitOptions o;
     o.max_steps = 1500;
@@ -299,7 +299,7 @@ TEST(FlowProposal, EnergyFitFromAMismatchedStartGivesLogZWithinItsStandardError)
 
 TEST(FlowProposal, EnergyFitKeepsTheBestFlowAndZeroStepsOnlyProbes) {
     const int64_t d = 8;
-    const GaussianEnergy energy(d, 32);
+    const ShiftedGaussianEnergy energy(d, 32);
     AffineCouplingFlow flow(AffineCouplingFlowOptions(d).layers(2).hidden(16));
     const auto probe = torch::randn({5, d}, torch::kFloat64);
     const auto before = flow->log_prob(probe).detach();

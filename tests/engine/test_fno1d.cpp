@@ -16,8 +16,8 @@ using liftlab::SpectralConv1dOptions;
 using liftlab::test::relative_error;
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::kPi;
+using liftlab::test::kF64;
 
 torch::Tensor wave(int64_t s, int64_t k, bool sine) {
     auto x = 2 * kPi * static_cast<double>(k) * torch::arange(s, kF64) / static_cast<double>(s);

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -11,8 +12,21 @@
 #include <vector>
 
 #include "core/errors.h"
+#include "core/numeric.h"
 
 namespace liftlab::test {
+
+// Float64 tensor options, for reference computations.
+inline const torch::TensorOptions kF64 = liftlab::f64();
+
+// Bound on a Monte-Carlo statistic, in standard errors of its sample (seeded draws: a test
+// fails only if the estimator is wrong, not by chance).
+inline constexpr double kStdErrors = 5.0;
+
+// Φ(x), the standard normal CDF.
+inline double normal_cdf(double x) {
+    return 0.5 * std::erfc(-x / std::sqrt(2.0));
+}
 
 // A fresh folder under the test binary's folder, removed when the object dies.
 class TempDir {

@@ -30,21 +30,19 @@ using nlohmann::json;
 
 namespace {
 
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using liftlab::test::has;
 
 std::string nested(int depth) {
     return std::string(static_cast<size_t>(depth), '[') +
            std::string(static_cast<size_t>(depth), ']');
 }
 
-json minimal() {
+json minimal_hostile_spec() {
     return json::parse(R"({"name": "t", "methods": [{"name": "cf-prox", "lambda": 2.0},
                                                       {"name": "adam", "lr": 0.001}]})");
 }
 
-SpecError spec_error(const std::function<void()>& f) {
+SpecError hostile_spec_error(const std::function<void()>& f) {
     try {
         f();
     } catch (const SpecError& e) {
@@ -113,68 +111,70 @@ TEST(PathComponent, OnlySingleSafeComponentsPass) {
 }
 
 TEST(HostileSpec, IntegersAreNeverNarrowed) {
-    auto j = minimal();
+    auto j = minimal_hostile_spec();
     j["batch_size"] = 4294967328ULL;  // 2^32 + 32: was read as 32
-    auto e = spec_error([&] { liftlab::parse_spec(j); });
+    auto e = hostile_spec_error([&] { liftlab::parse_spec(j); });
     EXPECT_EQ(e.key(), "batch_size");
     EXPECT_TRUE(has(e.what(), "4294967328 is out of range")) << e.what();
-    j = minimal();
+    j = minimal_hostile_spec();
     j["steps"] = 1000000000000LL;
-    EXPECT_EQ(spec_error([&] { liftlab::parse_spec(j); }).key(), "steps");
-    j = minimal();
+    EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_spec(j); }).key(), "steps");
+    j = minimal_hostile_spec();
     j["task"] = {{"n_train", -5000000000LL}};
-    EXPECT_EQ(spec_error([&] { liftlab::parse_spec(j); }).key(), "task.n_train");
-    j = minimal();
+    EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_spec(j); }).key(), "task.n_train");
+    j = minimal_hostile_spec();
     j["seeds"] = json::array({0, -1});
-    e = spec_error([&] { liftlab::parse_spec(j); });
+    e = hostile_spec_error([&] { liftlab::parse_spec(j); });
     EXPECT_EQ(e.key(), "seeds[1]");
-    j = minimal();
+    j = minimal_hostile_spec();
     j["seeds"] = json::array({18446744073709551615ULL});  // the largest uint64 is a seed
     EXPECT_EQ(liftlab::parse_spec(j).seeds.front(), 18446744073709551615ULL);
 }
 
 TEST(HostileSpec, DuplicateSeedsThreadsNamesAndLabelsAreRefused) {
-    auto j = minimal();
+    auto j = minimal_hostile_spec();
     j["seeds"] = json::array({3, 1, 3});
-    auto e = spec_error([&] { liftlab::parse_spec(j); });
+    auto e = hostile_spec_error([&] { liftlab::parse_spec(j); });
     EXPECT_EQ(e.key(), "seeds[2]");
     EXPECT_TRUE(has(e.what(), "duplicate seed 3")) << e.what();
-    j = minimal();
+    j = minimal_hostile_spec();
     j["threads"] = 100000;
-    EXPECT_EQ(spec_error([&] { liftlab::parse_spec(j); }).key(), "threads");
+    EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_spec(j); }).key(), "threads");
     j["threads"] = liftlab::max_threads();
     EXPECT_NO_THROW(liftlab::parse_spec(j));
     for (const char* name : {"../escape", "/tmp/abs", "..", "a/b", ""}) {
-        j = minimal();
+        j = minimal_hostile_spec();
         j["name"] = name;
-        EXPECT_EQ(spec_error([&] { liftlab::parse_spec(j); }).key(), "name") << name;
+        EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_spec(j); }).key(), "name") << name;
     }
     for (const char* label : {"../../../x", "a/b", "a,b"}) {
-        j = minimal();
+        j = minimal_hostile_spec();
         j["methods"][0]["label"] = label;
-        EXPECT_EQ(spec_error([&] { liftlab::parse_spec(j); }).key(), "methods[0].label") << label;
+        EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_spec(j); }).key(), "methods[0].label")
+            << label;
     }
 }
 
 TEST(HostileSpec, OverridesAreBounded) {
-    auto j = minimal();
-    auto e = spec_error([&] { liftlab::apply_override(j, "batch_size=" + nested(65000)); });
+    auto j = minimal_hostile_spec();
+    auto e = hostile_spec_error([&] { liftlab::apply_override(j, "batch_size=" + nested(65000)); });
     EXPECT_EQ(e.key(), "batch_size");
     EXPECT_TRUE(has(e.what(), "nested deeper")) << e.what();
-    e = spec_error([&] { liftlab::apply_override(j, "methods.99999999999999999999999.lr=1"); });
+    e = hostile_spec_error(
+        [&] { liftlab::apply_override(j, "methods.99999999999999999999999.lr=1"); });
     EXPECT_EQ(e.key(), "methods.99999999999999999999999");
-    e = spec_error([&] { liftlab::apply_override(j, "methods.cf-prox.lambda=1e400"); });
+    e = hostile_spec_error([&] { liftlab::apply_override(j, "methods.cf-prox.lambda=1e400"); });
     EXPECT_EQ(e.key(), "methods.cf-prox.lambda");
     EXPECT_TRUE(has(e.what(), "1e400")) << e.what();
     // A moderately nested value reaches the type check, whose message does not dump it.
     liftlab::apply_override(j, "batch_size=" + nested(60));
-    e = spec_error([&] { liftlab::parse_spec(j); });
+    e = hostile_spec_error([&] { liftlab::parse_spec(j); });
     EXPECT_EQ(e.key(), "batch_size");
     EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
 }
 
 TEST(HostileSpec, RecordedSpecsOfEarlierVersionsAreRead) {
-    auto resolved = liftlab::to_json(liftlab::parse_spec(minimal()));
+    auto resolved = liftlab::to_json(liftlab::parse_spec(minimal_hostile_spec()));
     EXPECT_EQ(resolved["schema_version"], liftlab::kSpecSchemaVersion);
     // An earlier version: no schema_version, a key since removed, one since added missing.
     resolved.erase("schema_version");
@@ -188,10 +188,12 @@ TEST(HostileSpec, RecordedSpecsOfEarlierVersionsAreRead) {
     EXPECT_EQ(dropped, (std::vector<std::string>{"diagnostics.old_probe", "legacy_flag",
                                                  "methods[].momentum_old"}));
     // The strict parser still names the unknown key, and a newer folder is refused.
-    EXPECT_EQ(spec_error([&] { liftlab::parse_spec(resolved); }).key(), "methods[0].momentum_old");
+    EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_spec(resolved); }).key(),
+              "methods[0].momentum_old");
     resolved = liftlab::to_json(s);
     resolved["schema_version"] = liftlab::kSpecSchemaVersion + 1;
-    EXPECT_EQ(spec_error([&] { liftlab::parse_recorded_spec(resolved); }).key(), "schema_version");
+    EXPECT_EQ(hostile_spec_error([&] { liftlab::parse_recorded_spec(resolved); }).key(),
+              "schema_version");
 }
 
 TEST(HostileData, CsvValuesBeyondSinglePrecisionAreDataErrors) {
@@ -234,13 +236,13 @@ TEST(HostileData, IdxSizeProductsThatOverflowAreRefused) {
 TEST(HostileData, BatchLargerThanTheDataFailsBeforeAnyFolder) {
     TempDir dir;
     const auto csv = dir.write("three.csv", "a,b,y\n1,2,3\n4,5,6\n7,8,9\n");
-    auto j = minimal();
+    auto j = minimal_hostile_spec();
     j["task"] = {{"kind", "csv-regression"}, {"csv_path", csv}};
     j["batch_size"] = 32;
     const auto spec = liftlab::parse_spec(j);
     liftlab::RunOptions options;
     options.out_dir = dir.file("runs");
-    const auto e = spec_error([&] { liftlab::run_experiment(spec, options); });
+    const auto e = hostile_spec_error([&] { liftlab::run_experiment(spec, options); });
     EXPECT_EQ(e.key(), "batch_size");
     EXPECT_TRUE(has(e.what(), "larger than the 2 training samples")) << e.what();
     EXPECT_FALSE(std::filesystem::exists(dir.file("runs")) &&
@@ -309,7 +311,7 @@ TEST(RunStoreWrites, AFailedWriteIsAWriteErrorNamingTheFile) {
 
 TEST(RunStoreWrites, AWriteErrorEndsTheRunFailedNotRunning) {
     TempDir dir;
-    auto j = minimal();
+    auto j = minimal_hostile_spec();
     j["task"] = {{"n_train", 256}, {"n_test", 64}};
     j["backbone"] = {{"hidden", json::array({16})}, {"feature_dim", 8}};
     j["steps"] = 100000;

@@ -24,7 +24,7 @@ using liftlab::test::has;
 using liftlab::test::relative_error;
 
 namespace {
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 constexpr int64_t kDim = 3;           // small input so the Hessian is cheap and exact
 constexpr int64_t kWidth = 24;        // narrow ICNN keeps the suite fast
 constexpr double kJensenTol = 1e-5;   // relative slack on Jensen's inequality

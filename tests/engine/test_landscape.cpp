@@ -15,13 +15,14 @@
 
 #include "core/errors.h"
 #include "diagnostics/landscape.h"
+#include "test_helpers.h"
 
 namespace {
 namespace fs = std::filesystem;
 using liftlab::PlaneDirections;
 using torch::Tensor;
 
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 
 double max_abs(const Tensor& t) {
     return t.abs().max().item<double>();
@@ -58,14 +59,14 @@ double sign_free_distance(const Tensor& a, const Tensor& b) {
     return std::min((a - b).norm().item<double>(), (a + b).norm().item<double>());
 }
 
-class TempDir {
+class LandscapeTempDir {
 public:
-    TempDir() {
+    LandscapeTempDir() {
         std::random_device rd;
         path_ = fs::temp_directory_path() / ("liftlab-landscape-" + std::to_string(rd()));
         fs::create_directories(path_);
     }
-    ~TempDir() {
+    ~LandscapeTempDir() {
         std::error_code ec;
         fs::remove_all(path_, ec);
     }
@@ -587,7 +588,7 @@ TEST(LandscapeCache, KeyChangesWithEveryInput) {
 
 TEST(LandscapeCache, RoundTripIsBitExactAndKeyMismatchIsAMiss) {
     torch::manual_seed(49);
-    TempDir dir;
+    LandscapeTempDir dir;
     const std::string path = dir.file("sub/landscape.json");  // parent folder is created
     liftlab::LandscapeGrid grid;
     grid.n_alpha = 4;
@@ -655,7 +656,7 @@ TEST(LandscapeCache, EndToEndKeyFromComputedGrid) {
     // The intended use: key from the inputs, compute, save; a changed grid size gives another key,
     // which misses the saved file.
     torch::manual_seed(50);
-    TempDir dir;
+    LandscapeTempDir dir;
     const Quadratic q(10, 4);
     const liftlab::LandscapeRange r{-1, 1, -1, 1};
     auto grid = liftlab::compute_landscape(q.center, q.dirs, r, 5, 4, q, 7);
@@ -671,7 +672,7 @@ TEST(LandscapeCache, EndToEndKeyFromComputedGrid) {
 }
 
 TEST(LandscapeCache, MalformedFilesAreDataErrors) {
-    TempDir dir;
+    LandscapeTempDir dir;
     liftlab::LandscapeGrid g;
     liftlab::PlaneTrajectories t;
     std::ofstream(dir.file("bad.json")) << "{not json";

@@ -18,18 +18,17 @@
 
 #include "diagnostics/cross_covariance.h"
 #include "diagnostics/shoulder.h"
+#include "test_helpers.h"
 
 using liftlab::cross_covariance_trace;
 using liftlab::shoulder_mask;
 using liftlab::ShoulderTracker;
 
 namespace {
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 constexpr int kPerms = 200;
 
-bool has(const std::string& text, const std::string& part) {
-    return text.find(part) != std::string::npos;
-}
+using liftlab::test::has;
 
 std::vector<int64_t> values(const torch::Tensor& x) {
     const auto c = x.to(torch::kInt64).contiguous();

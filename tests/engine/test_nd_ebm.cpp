@@ -37,16 +37,12 @@ using liftlab::test::expect_invalid_argument;
 using liftlab::test::has;
 using liftlab::test::TempDir;
 
-constexpr double kPi = 3.14159265358979323846;
+using liftlab::kPi;
 // Moment / Monte-Carlo checks pass within this many standard errors (fixed seeds; a two-sided
 // 5σ miss has probability 6e-7 per check, while the errors they guard against are many σ).
-constexpr double kStdErrors = 5.0;
+using liftlab::test::kStdErrors;
 
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
-
-double phi_cdf(double x) {
-    return 0.5 * std::erfc(-x / std::sqrt(2.0));
-}
+using liftlab::test::kF64;
 
 // Trapezoid weights of `points` equally spaced nodes on [lo, hi] (h·½ at the ends, h inside).
 torch::Tensor trapezoid_weights(double lo, double hi, int64_t points) {
@@ -402,7 +398,8 @@ TEST(MonteCarloTv, ShiftedGaussiansMatchTwoPhiOfHalfTheShiftMinusOne) {
         const auto x = p->sample(n, 17 + d);
         const auto lq = p->log_density(x - delta);  // N(δ, I) is the shifted standard normal
         const auto est = monte_carlo_tv(p->log_density(x), lq);
-        const double exact = 2.0 * phi_cdf(delta.norm().item<double>() / 2.0) - 1.0;
+        const double exact =
+            2.0 * liftlab::test::normal_cdf(delta.norm().item<double>() / 2.0) - 1.0;
         EXPECT_NEAR(est.tv, exact, 4.0 * est.standard_error) << "d=" << d;
         EXPECT_GT(est.standard_error, 0.0);
         EXPECT_LT(est.standard_error, 0.01) << "d=" << d;  // n = 20000 terms in [0, 1]
@@ -426,7 +423,7 @@ TEST(MonteCarloTv, WithAnImportanceEstimateOfLogZ) {
     EXPECT_NEAR(log_z, 0.5 * d * std::log(2 * kPi), kStdErrors * se_z);
     const auto x = p->sample(n, 3);
     const auto est = monte_carlo_tv(p->log_density(x), -energy(x) - log_z);
-    const double exact = 2.0 * phi_cdf(delta.norm().item<double>() / 2.0) - 1.0;
+    const double exact = 2.0 * liftlab::test::normal_cdf(delta.norm().item<double>() / 2.0) - 1.0;
     EXPECT_NEAR(est.tv, exact, 4.0 * est.standard_error + kStdErrors * se_z);
 }
 

@@ -11,7 +11,7 @@ using liftlab::SolvePath;
 using liftlab::test::relative_error;
 
 namespace {
-const auto kF64 = torch::TensorOptions().dtype(torch::kFloat64);
+using liftlab::test::kF64;
 
 // Gradient of ||Y − ΦW||² + λ||W − W0||² w.r.t. W, divided by 2: −Φᵀ(Y − ΦW) + λ(W − W0).
 torch::Tensor half_gradient(const torch::Tensor& phi, const torch::Tensor& y,

@@ -18,7 +18,7 @@ using nlohmann::json;
 
 namespace {
 
-liftlab::ExperimentSpec small_spec() {
+liftlab::ExperimentSpec small_runner_spec() {
     return liftlab::parse_spec(json::parse(R"({
         "name": "small",
         "task": {"input_dim": 4, "output_dim": 2, "teacher_hidden": [16], "n_train": 256,
@@ -38,7 +38,7 @@ const liftlab::MethodRunSummary& find_run(const liftlab::RunResult& r, const std
 }  // namespace
 
 TEST(Runner, IsDeterministicForFixedSeeds) {
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     auto a = liftlab::run_experiment(spec, {});
     auto b = liftlab::run_experiment(spec, {});
     ASSERT_EQ(a.runs.size(), 4u);
@@ -51,7 +51,7 @@ TEST(Runner, IsDeterministicForFixedSeeds) {
 
 TEST(Runner, TrainingReducesTestLossBelowTheTargetVariance) {
     // Targets are scaled to unit variance, so predicting zero scores ≈ 1 + noise².
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     spec.steps = 300;
     auto r = liftlab::run_experiment(spec, {});
     EXPECT_LT(find_run(r, "cf-prox").final_metrics.at("test_loss"), 0.5);
@@ -59,7 +59,7 @@ TEST(Runner, TrainingReducesTestLossBelowTheTargetVariance) {
 }
 
 TEST(Runner, DivergingMethodIsIsolated) {
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     spec.methods[1].lr = 1e6;  // sgd blows up within a few steps
     std::vector<liftlab::MethodStatus> statuses;
     auto r = liftlab::run_experiment(spec, {}, [&](const liftlab::ProgressUpdate& u) {
@@ -82,14 +82,14 @@ TEST(Runner, DivergingMethodIsIsolated) {
 }
 
 TEST(Runner, EveryMethodDivergedIsTheRunStatus) {
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     spec.methods = {spec.methods[1]};
     spec.methods[0].lr = 1e6;
     EXPECT_EQ(liftlab::run_experiment(spec, {}).status, "diverged");
 }
 
 TEST(Runner, CallbackReturningFalseCancels) {
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     spec.steps = 100000;
     int calls = 0;
     auto r = liftlab::run_experiment(spec, {}, [&](const liftlab::ProgressUpdate& u) {
@@ -104,7 +104,7 @@ TEST(Runner, CallbackReturningFalseCancels) {
 }
 
 TEST(Runner, StopFlagCancelsAtTheNextStep) {
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     spec.steps = 100000;
     std::atomic<bool> stop{false};
     liftlab::RunOptions opts;
@@ -118,7 +118,7 @@ TEST(Runner, StopFlagCancelsAtTheNextStep) {
 
 TEST(Runner, WritesTheRunFolder) {
     liftlab::test::TempDir dir;
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     liftlab::RunOptions opts;
     opts.out_dir = dir.str();
     auto r = liftlab::run_experiment(spec, opts);
@@ -148,7 +148,7 @@ TEST(Runner, WritesTheRunFolder) {
 }
 
 TEST(Runner, SeedsChangeInitialisationButNotData) {
-    auto spec = small_spec();
+    auto spec = small_runner_spec();
     spec.methods = {spec.methods[0]};
     spec.seeds = {0, 1};
     auto r = liftlab::run_experiment(spec, {});
@@ -160,7 +160,7 @@ TEST(Runner, SeedsChangeInitialisationButNotData) {
 // Φ = [φ_{θ_t}(X_B), 1] on the same batch. Checked through the first-order condition.
 TEST(MethodTrainer, ProximalStepSolvesOnTheUpdatedFeatures) {
     for (const std::string order : {"backbone-first", "w-first"}) {
-        auto spec = small_spec();
+        auto spec = small_runner_spec();
         spec.step_order = order;
         const auto data = liftlab::make_dataset(spec.task);
         const auto& method = spec.methods[3];

@@ -30,10 +30,10 @@ using liftlab::RunView;
 
 namespace {
 
-constexpr int kRunTimeoutMs = 180000;  // a short run on a loaded 2-core CI machine
+constexpr int kWorkflowTimeoutMs = 180000;  // a short run on a loaded 2-core CI machine
 
 bool waitIdle(MainWindow& w) {
-    return QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs);
+    return QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kWorkflowTimeoutMs);
 }
 
 }  // namespace
@@ -61,7 +61,7 @@ TEST(LabWorkflow, IcnnRunFillsPanelsComputesLandscapesAndExportsEverything) {
     QSignalSpy done(view, &RunView::landscapeDone);
     QSignalSpy progress(view, &RunView::landscapeProgress);
     ASSERT_TRUE(view->computeLandscape()) << view->landscapeStatus().toStdString();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() == 1; }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() == 1; }, kWorkflowTimeoutMs));
     EXPECT_TRUE(done.at(0).at(1).toBool()) << done.at(0).at(0).toString().toStdString();
     EXPECT_GT(progress.count(), 0);
     EXPECT_TRUE(view->landscape()->hasGrid(LandscapePanel::Theta));
@@ -69,7 +69,7 @@ TEST(LabWorkflow, IcnnRunFillsPanelsComputesLandscapesAndExportsEverything) {
     EXPECT_EQ(view->landscape()->trajectoryCount(LandscapePanel::Theta), 3);
     EXPECT_EQ(view->landscape()->trajectoryCount(LandscapePanel::Lifted), 1);
     ASSERT_TRUE(view->computeLandscape());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() == 2; }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return done.count() == 2; }, kWorkflowTimeoutMs));
     EXPECT_TRUE(view->landscapeStatus().contains("from the cache"))
         << view->landscapeStatus().toStdString();
 
@@ -137,8 +137,9 @@ TEST(LabWorkflow, QueueRunsInOrderAndHistoryListsThem) {
     EXPECT_TRUE(window.session()->isRunning());
     ASSERT_TRUE(window.queueRun());  // waits for the first
     EXPECT_EQ(window.queuedRuns(), 1);
-    ASSERT_TRUE(QTest::qWaitFor(
-        [&] { return window.queuedRuns() == 0 && !window.session()->isRunning(); }, kRunTimeoutMs));
+    ASSERT_TRUE(
+        QTest::qWaitFor([&] { return window.queuedRuns() == 0 && !window.session()->isRunning(); },
+                        kWorkflowTimeoutMs));
     window.history()->refresh();
     EXPECT_EQ(window.history()->runCount(), 2);
 }
@@ -153,7 +154,7 @@ TEST(LabWorkflow, PauseHoldsTheWorkerAndResumeGoesOn) {
     QObject::connect(window.session(), &liftlab::TrainingSession::progress, &window,
                      [&](double, int step, int) { lastStep = step; });
     window.startRun();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return lastStep > 0; }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return lastStep > 0; }, kWorkflowTimeoutMs));
     window.togglePause();
     EXPECT_TRUE(window.session()->isPaused());
     QTest::qWait(300);  // let a report already on its way arrive
@@ -162,7 +163,7 @@ TEST(LabWorkflow, PauseHoldsTheWorkerAndResumeGoesOn) {
     EXPECT_EQ(lastStep, held);  // no step while paused
     window.togglePause();
     EXPECT_FALSE(window.session()->isPaused());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return lastStep > held; }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return lastStep > held; }, kWorkflowTimeoutMs));
     window.stopRun();
     ASSERT_TRUE(waitIdle(window));
     EXPECT_TRUE(window.statusText().contains("cancelled")) << window.statusText().toStdString();

@@ -13,7 +13,7 @@ using liftlab::AblationPanel;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using liftlab::test::kNaN;
 
 int countPlottables(QCustomPlot* plot, const char* className) {
     int n = 0;
@@ -33,7 +33,7 @@ QStringList itemTexts(QCustomPlot* plot) {
 
 // σ²_Jac of the icnn-ablation preset: the full lifter clearly non-zero, the body-free and
 // decoupled ablations ≈ 0 (one slightly negative), no-slack and direct softplus structural zeros.
-void fillExample(AblationPanel& panel) {
+void fillAblationExample(AblationPanel& panel) {
     panel.setTitle(QStringLiteral("σ²_Jac per architecture (200-shuffle permutation test)"));
     panel.setValueLabel(QStringLiteral("σ²_Jac"));
     panel.setNote(QStringLiteral("error bars ± sd of the permutation null  ·  * p < 0.05"));
@@ -64,7 +64,7 @@ TEST(AblationPanel, PValueFormatting) {
 
 TEST(AblationPanel, CountsBarsReplacesAndClears) {
     AblationPanel panel;
-    fillExample(panel);
+    fillAblationExample(panel);
     EXPECT_EQ(panel.barCount(), 5);  // five categories, two of them structural zeros
     EXPECT_EQ(countPlottables(panel.plot(), "QCPBars"), 3);
     EXPECT_EQ(countPlottables(panel.plot(), "QCPErrorBars"), 3);
@@ -142,7 +142,7 @@ TEST(AblationPanel, ExportsNonTrivialFiles) {
     ASSERT_TRUE(dir.isValid());
     AblationPanel panel;
     EXPECT_TRUE(panel.exportTo(dir.filePath(QStringLiteral("empty.png")), 400, 300));
-    fillExample(panel);
+    fillAblationExample(panel);
     for (const char* ext : {"png", "svg", "pdf"}) {
         const QString path = dir.filePath(QStringLiteral("ablation.") + QLatin1String(ext));
         ASSERT_TRUE(panel.exportTo(path, 900, 560)) << ext;

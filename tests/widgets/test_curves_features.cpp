@@ -22,8 +22,8 @@ using liftlab::LossCurvePanel;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kTol = 1e-12;
+using liftlab::test::kNaN;
+constexpr double kFeatureTol = 1e-12;
 
 // TensorBoard's debiased EMA written out independently of the panel: finite values only.
 QVector<double> debiasedEma(const QVector<double>& x, double w) {
@@ -91,17 +91,17 @@ TEST(CurvesFeatures, SmoothingIsTheDebiasedEmaOverDataBeforeAndAfterTheCall) {
     const QVector<double> expected = debiasedEma(values, w);
     const QVector<double> got = graphValues(smooth);
     ASSERT_EQ(got.size(), expected.size());  // 7 finite values
-    for (int i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], kTol) << i;
+    for (int i = 0; i < got.size(); ++i) EXPECT_NEAR(got[i], expected[i], kFeatureTol) << i;
     EXPECT_EQ(graphKeys(smooth), (QVector<double>{0, 10, 30, 40, 50, 60, 70}));
     // Debiasing: the first smoothed value is the first value itself, not (1 − w)·x₁.
-    EXPECT_NEAR(got.front(), 2.0, kTol);
+    EXPECT_NEAR(got.front(), 2.0, kFeatureTol);
 
     // Another weight recomputes from the kept raw data; 0 switches it off again.
     panel.setSmoothing(0.5);
     const QVector<double> half = debiasedEma(values, 0.5);
     const QVector<double> gotHalf = graphValues(panel.smoothedGraph("sgd"));
     ASSERT_EQ(gotHalf.size(), half.size());
-    for (int i = 0; i < half.size(); ++i) EXPECT_NEAR(gotHalf[i], half[i], kTol) << i;
+    for (int i = 0; i < half.size(); ++i) EXPECT_NEAR(gotHalf[i], half[i], kFeatureTol) << i;
     panel.setSmoothing(0.0);
     EXPECT_EQ(panel.smoothedGraph("sgd"), nullptr);
     EXPECT_EQ(panel.pointCount("sgd"), 7);
@@ -120,7 +120,7 @@ TEST(CurvesFeatures, EarlierStepsAreMergedInStepOrderBeforeSmoothing) {
     const QVector<double> got = graphValues(panel.smoothedGraph("adam"));
     const QVector<double> expected = debiasedEma({8.0, 2.0, 4.0, 1.0}, 0.6);
     ASSERT_EQ(got.size(), 4);
-    for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], expected[i], kTol) << i;
+    for (int i = 0; i < 4; ++i) EXPECT_NEAR(got[i], expected[i], kFeatureTol) << i;
     EXPECT_EQ(graphKeys(panel.rawGraph("adam")), (QVector<double>{0, 10, 20, 30}));
 }
 

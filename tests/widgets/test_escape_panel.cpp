@@ -16,8 +16,8 @@ using liftlab::EscapePanel;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using liftlab::test::kInf;
+using liftlab::test::kNaN;
 const double kShoulder = std::log(0.05 / 0.95);
 
 // A mean-reverting walk of θ̃ around `centre` (lifter: cycles through the shoulder) or a drift
@@ -34,7 +34,7 @@ QVector<double> walk(std::mt19937& rng, int n, double start, double centre, doub
     return v;
 }
 
-QVector<double> range(int n, double step) {
+QVector<double> escapeRange(int n, double step) {
     QVector<double> v(n);
     for (int i = 0; i < n; ++i) v[i] = i * step;
     return v;
@@ -42,10 +42,10 @@ QVector<double> range(int n, double step) {
 
 // The figure the lab draws after an icnn-escape run: lifter coordinates cycle, softplus ones
 // get absorbed; lifter exits often with short dwells, softplus rarely.
-void fillExample(EscapePanel& panel) {
+void fillEscapeExample(EscapePanel& panel) {
     std::mt19937 rng(7);
     const int n = 600;
-    const QVector<double> steps = range(n, 5);
+    const QVector<double> steps = escapeRange(n, 5);
     panel.setTitle(QStringLiteral("Escape from the readout shoulder — Gumbel 1-D, Wz₂"));
     for (int c : {3, 17, 42})
         panel.addTrace(QStringLiteral("lifter"), c, steps, walk(rng, n, -2.0, -3.0, 0.02, 0.35));
@@ -75,7 +75,7 @@ void fillExample(EscapePanel& panel) {
 TEST(EscapePanel, CountsTracesOccupancyAndDwellSeries) {
     EscapePanel panel;
     EXPECT_EQ(panel.traceCount(), 0);
-    fillExample(panel);
+    fillEscapeExample(panel);
     EXPECT_EQ(panel.traceCount(), 6);
     EXPECT_EQ(panel.occupancyCount(), 2);
     EXPECT_EQ(panel.dwellSeriesCount(), 2);
@@ -235,7 +235,7 @@ TEST(EscapePanel, ExportsNonTrivialFiles) {
     // An empty panel exports (notes in each panel) ...
     EXPECT_TRUE(panel.exportTo(dir.filePath(QStringLiteral("empty.png")), 600, 400));
     liftlab::test::saveExample(panel, QStringLiteral("escape_panel_empty.png"), 600, 400);
-    fillExample(panel);
+    fillEscapeExample(panel);
     for (const char* ext : {"png", "svg", "pdf"}) {
         const QString path = dir.filePath(QStringLiteral("escape.") + QLatin1String(ext));
         ASSERT_TRUE(panel.exportTo(path, 1200, 800)) << ext;
@@ -245,7 +245,7 @@ TEST(EscapePanel, ExportsNonTrivialFiles) {
     liftlab::test::saveExample(panel, QStringLiteral("escape_panel.png"), 1200, 800);
     // Five methods at a small size: the keys wrap, nothing overlaps.
     std::mt19937 rng(3);
-    const QVector<double> steps = range(300, 10);
+    const QVector<double> steps = escapeRange(300, 10);
     for (const char* m : {"lifter-noslack", "lifter-nobody", "pgd"}) {
         const QString method = QLatin1String(m);
         panel.addTrace(method, 1, steps, walk(rng, 300, -2.5, -3.5, 0.03, 0.2));

@@ -16,15 +16,15 @@ using liftlab::HistogramPanel;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using liftlab::test::kInf;
+using liftlab::test::kNaN;
 
 double sum(const QVector<double>& v) {
     return std::accumulate(v.begin(), v.end(), 0.0);
 }
 
 // Final test NLL of the 8-Gaussians CP-Flow over seeds (the "basin" experiment).
-void fillExample(HistogramPanel& panel) {
+void fillHistogramExample(HistogramPanel& panel) {
     panel.setTitle(QStringLiteral("CP-Flow basins — 8 Gaussians, final test NLL over seeds"));
     panel.setValueLabel(QStringLiteral("test NLL (nats)"));
     panel.setSamples(QStringLiteral("lifter"),
@@ -97,7 +97,7 @@ TEST(AxisRectStyle, LegendColumnsFollowTheWidth) {
 
 TEST(HistogramPanel, SharedBinsCoverEverySampleAndCountsSumToN) {
     HistogramPanel panel;
-    fillExample(panel);
+    fillHistogramExample(panel);
     EXPECT_EQ(panel.seriesCount(), 3);
     const QVector<double> edges = panel.binEdges();
     ASSERT_GE(edges.size(), 6);   // at least 5 bins
@@ -172,7 +172,7 @@ TEST(HistogramPanel, ExportsNonTrivialFiles) {
     ASSERT_TRUE(dir.isValid());
     HistogramPanel panel;
     EXPECT_TRUE(panel.exportTo(dir.filePath(QStringLiteral("empty.png")), 400, 300));
-    fillExample(panel);
+    fillHistogramExample(panel);
     for (const char* ext : {"png", "svg", "pdf"}) {
         const QString path = dir.filePath(QStringLiteral("histogram.") + QLatin1String(ext));
         ASSERT_TRUE(panel.exportTo(path, 900, 560)) << ext;

@@ -8,14 +8,15 @@
 #include <cstdio>
 #include <limits>
 
+#include "example_output.h"
 #include "landscape_panel.h"
 
 using liftlab::LandscapePanel;
 
 namespace {
 
-constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
-constexpr qint64 kMinExportBytes = 5 * 1024;  // a real figure, not an empty page
+using liftlab::test::kNaN;
+constexpr qint64 kMinLandscapeExportBytes = 5 * 1024;  // a real figure, not an empty page
 
 struct Grid {
     int na, nb;
@@ -174,7 +175,7 @@ TEST(LandscapePanel, TimelineDotSitsAtTheLastPointNotAfterTheStep) {
     LandscapePanel panel;
     // Out of order and with a NaN point: drawn in step order, the NaN point skipped.
     const QVector<double> steps = {300, 100, 200, 400, 250};
-    const QVector<double> alpha = {3.0, 1.0, 2.0, 4.0, kNan};
+    const QVector<double> alpha = {3.0, 1.0, 2.0, 4.0, kNaN};
     const QVector<double> beta = {-3.0, -1.0, -2.0, -4.0, 0.0};
     panel.addTrajectory(LandscapePanel::Theta, "adam", steps, alpha, beta);
     panel.addTrajectory(LandscapePanel::Lifted, "adam", {0, 500}, {7, 8}, {9, 10});
@@ -244,7 +245,7 @@ TEST(LandscapePanel, InvalidCellsAndMalformedGridsAreTolerated) {
     for (int ib = 0; ib < holed.nb; ++ib)
         for (int ia = 0; ia < holed.na; ++ia)
             if (holed.alpha(ia) > 0.3 && holed.beta(ib) > 0.3)
-                holed.loss[ib * holed.na + ia] = (ia + ib) % 2 ? kNan : inf;
+                holed.loss[ib * holed.na + ia] = (ia + ib) % 2 ? kNaN : inf;
     setGrid(panel, LandscapePanel::Theta, holed);
     EXPECT_TRUE(panel.hasGrid(LandscapePanel::Theta));
     EXPECT_GT(panel.contourSegmentCount(LandscapePanel::Theta), 0);
@@ -258,10 +259,10 @@ TEST(LandscapePanel, InvalidCellsAndMalformedGridsAreTolerated) {
     EXPECT_EQ(panel.contourSegmentCount(LandscapePanel::Lifted), 0);
     panel.setGrid(LandscapePanel::Lifted, 1, 5, 0, 1, 0, 1, QVector<double>(5, 1.0));
     EXPECT_FALSE(panel.hasGrid(LandscapePanel::Lifted));
-    panel.setGrid(LandscapePanel::Lifted, 2, 2, 1, 1, 0, kNan, {1, 2, 3, 4});
+    panel.setGrid(LandscapePanel::Lifted, 2, 2, 1, 1, 0, kNaN, {1, 2, 3, 4});
     EXPECT_FALSE(panel.hasGrid(LandscapePanel::Lifted));
     // All cells invalid: drawn grey, no contours, no minimum.
-    panel.setGrid(LandscapePanel::Lifted, 3, 3, 0, 1, 0, 1, QVector<double>(9, kNan));
+    panel.setGrid(LandscapePanel::Lifted, 3, 3, 0, 1, 0, 1, QVector<double>(9, kNaN));
     EXPECT_EQ(panel.contourSegmentCount(LandscapePanel::Lifted), 0);
     EXPECT_TRUE(std::isnan(panel.gridMinimum(LandscapePanel::Lifted).x()));
     // Mismatched path lengths use the common prefix.
@@ -317,7 +318,7 @@ TEST(LandscapePanel, ExportsPngSvgAndPdf) {
     for (const char* ext : {"png", "svg", "pdf"}) {
         const QString path = dir.filePath(QStringLiteral("landscape.") + ext);
         EXPECT_TRUE(panel.exportTo(path, 1400, 620)) << ext;
-        EXPECT_GT(QFileInfo(path).size(), kMinExportBytes) << ext;
+        EXPECT_GT(QFileInfo(path).size(), kMinLandscapeExportBytes) << ext;
     }
     panel.setSideVisible(LandscapePanel::Theta, false);
     EXPECT_TRUE(panel.exportTo(dir.filePath("lifted_only.png"), 900, 620));

@@ -20,8 +20,8 @@ using liftlab::SpectrumTimeline;
 namespace {
 
 constexpr double kTol = 1e-12;
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
+using liftlab::test::kInf;
+using liftlab::test::kNaN;
 
 // A spectrum decaying like σ_i = top · i^(−power), as features do while they specialise.
 QVector<double> powerLaw(int n, double top, double power) {

@@ -7,12 +7,13 @@
 #include <cmath>
 #include <limits>
 
+#include "example_output.h"
 #include "sweep_panel.h"
 
 using liftlab::SweepPanel;
 
 namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+using liftlab::test::kNaN;
 }
 
 TEST(SweepPanel, OneLinePerMethodSortedByTheSweptValueWithErrorBars) {
