@@ -17,7 +17,7 @@ void require_importance(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);
 }
 
-std::string shape_text(const torch::Tensor& t) {
+std::string tensor_shape_text(const torch::Tensor& t) {
     std::string s;
     for (auto v : t.sizes()) s += (s.empty() ? "" : " × ") + std::to_string(v);
     return "[" + s + "]";
@@ -41,8 +41,8 @@ torch::Tensor proposal_cholesky(const torch::Tensor& m, const std::string& what)
 torch::Tensor log_weights(const torch::Tensor& energies, const torch::Tensor& log_q,
                           const char* who) {
     require_importance(energies.dim() == 1 && log_q.dim() == 1 && energies.size(0) == log_q.size(0),
-                       std::string(who) + ": energies " + shape_text(energies) + " and log_q " +
-                           shape_text(log_q) + " must be 1-D of the same length");
+                       std::string(who) + ": energies " + tensor_shape_text(energies) + " and log_q " +
+                           tensor_shape_text(log_q) + " must be 1-D of the same length");
     require_importance(energies.size(0) >= 1,
                        std::string(who) + ": needs at least one sample (M = 0)");
     const auto lq = log_q.detach().to(torch::kFloat64);
@@ -59,7 +59,7 @@ Proposal::Proposal(std::string kind, torch::Tensor mean, torch::Tensor scale, do
     : kind_(std::move(kind)), mean_(std::move(mean)), scale_(std::move(scale)), dof_(dof) {
     const int64_t d = mean_.size(0);
     require_importance(scale_.dim() == 2 && scale_.size(0) == d && scale_.size(1) == d,
-                       "proposal: scale matrix " + shape_text(scale_) + " must be " +
+                       "proposal: scale matrix " + tensor_shape_text(scale_) + " must be " +
                            std::to_string(d) + " × " + std::to_string(d) + " to match the mean");
     require_importance(torch::isfinite(mean_).all().item<bool>(), "proposal: mean must be finite");
     const double asym = (scale_ - scale_.t()).abs().max().item<double>();
@@ -72,7 +72,7 @@ Proposal::Proposal(std::string kind, torch::Tensor mean, torch::Tensor scale, do
 Proposal Proposal::gaussian(const torch::Tensor& mean, const torch::Tensor& covariance) {
     require_importance(
         mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
-        "proposal: mean must be a non-empty floating 1-D tensor, got " + shape_text(mean));
+        "proposal: mean must be a non-empty floating 1-D tensor, got " + tensor_shape_text(mean));
     return Proposal("gaussian", mean.detach().to(torch::kFloat64).clone(),
                     covariance.detach().to(torch::kFloat64).clone(), kInf);
 }
@@ -80,7 +80,7 @@ Proposal Proposal::gaussian(const torch::Tensor& mean, const torch::Tensor& cova
 Proposal Proposal::student_t(const torch::Tensor& mean, const torch::Tensor& scale, double dof) {
     require_importance(
         mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
-        "proposal: mean must be a non-empty floating 1-D tensor, got " + shape_text(mean));
+        "proposal: mean must be a non-empty floating 1-D tensor, got " + tensor_shape_text(mean));
     require_importance(std::isfinite(dof) && dof > 0,
                        "proposal: dof must be positive and finite, got " + std::to_string(dof));
     return Proposal("student-t", mean.detach().to(torch::kFloat64).clone(),
@@ -93,7 +93,7 @@ Proposal Proposal::fit(const torch::Tensor& samples, const std::string& kind, do
                        "proposal: unknown kind '" + kind + "' (valid: gaussian, student-t)");
     require_importance(
         samples.dim() == 2 && samples.is_floating_point(),
-        "proposal: samples must be a floating n × d tensor, got " + shape_text(samples));
+        "proposal: samples must be a floating n × d tensor, got " + tensor_shape_text(samples));
     const int64_t n = samples.size(0), d = samples.size(1);
     require_importance(d >= 1 && n >= d + 1,
                        "proposal: fitting " + std::to_string(d) + "-D samples needs at least " +
@@ -137,7 +137,7 @@ torch::Tensor Proposal::sample(int64_t m, uint64_t seed) const {
 torch::Tensor Proposal::log_prob(const torch::Tensor& x) const {
     require_importance(x.dim() == 2 && x.size(1) == dim() && x.is_floating_point(),
                        "proposal log_prob: x must be a floating n × " + std::to_string(dim()) +
-                           " tensor, got " + shape_text(x));
+                           " tensor, got " + tensor_shape_text(x));
     const auto v = x.to(torch::kFloat64) - mean_;
     const auto z = torch::linalg_solve_triangular(cholesky_, v.t(), /*upper=*/false).t();
     const auto r2 = z.pow(2).sum(1);  // (x−μ)ᵀ S⁻¹ (x−μ)
@@ -177,8 +177,8 @@ double log_partition_standard_error(const torch::Tensor& energies, const torch::
 TvEstimate monte_carlo_tv(const torch::Tensor& target_log_p, const torch::Tensor& model_log_q) {
     require_importance(target_log_p.dim() == 1 && model_log_q.dim() == 1 &&
                            target_log_p.size(0) == model_log_q.size(0),
-                       "monte_carlo_tv: target_log_p " + shape_text(target_log_p) +
-                           " and model_log_q " + shape_text(model_log_q) +
+                       "monte_carlo_tv: target_log_p " + tensor_shape_text(target_log_p) +
+                           " and model_log_q " + tensor_shape_text(model_log_q) +
                            " must be 1-D of the same length");
     const int64_t n = target_log_p.size(0);
     require_importance(n >= 2,

@@ -20,7 +20,7 @@ namespace {
 constexpr int kPlane = 32 * 32;
 constexpr int kImageBytes = 3 * kPlane;
 
-using Bytes = std::vector<uint8_t>;
+using liftlab::test::Bytes;
 
 // Known pixel value of record r (counted across files), channel c, row y, column x.
 uint8_t pixel(int r, int c, int y, int x) {

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -18,6 +19,9 @@ namespace liftlab::test {
 
 // Float64 tensor options, for reference computations.
 inline const torch::TensorOptions kF64 = liftlab::f64();
+
+// The bytes of a generated binary file (IDX, CIFAR records).
+using Bytes = std::vector<uint8_t>;
 
 // Bound on a Monte-Carlo statistic, in standard errors of its sample (seeded draws: a test
 // fails only if the estimator is wrong, not by chance).

@@ -23,7 +23,7 @@ constexpr uint32_t kLabelsMagic = 0x00000801;
 constexpr uint32_t kImagesMagic = 0x00000803;
 constexpr uint32_t kSide = 28;
 
-using Bytes = std::vector<uint8_t>;
+using liftlab::test::Bytes;
 
 void put_big_endian32(Bytes& out, uint32_t v) {
     for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<uint8_t>(v >> shift));
