@@ -3,9 +3,9 @@
 # then the sanitizer pass: the asan preset (ASan + UBSan) on the tests that read, parse and write
 # (every bad-input case, the readers, the run store, the CLI and window start-up), and a short
 # libFuzzer smoke of every reader (scripts/fuzz.sh).
-#   LIFTLAB_SANITIZERS=0       skip the sanitizer pass (measured here: the asan build ≈ 30 CPU-min,
-#                              i.e. ≈ 15 min on 2 cores; its tests 100 s; the fuzz build ≈ 4.5
-#                              CPU-min and 5 × 10 s of fuzzing)
+#   LIFTLAB_SANITIZERS=0       skip the sanitizer pass (measured here on a fresh clone: the asan
+#                              build ≈ 11 CPU-min, i.e. ≈ 6 min on 2 cores; its tests 120 s; the
+#                              fuzz build ≈ 3 CPU-min and 5 × 10 s of fuzzing)
 #   LIFTLAB_ASAN_TESTS=REGEX   the ctest -R selection under ASan (".*" for the whole suite)
 #   LIFTLAB_FUZZ_SECONDS=N     seconds per fuzz target (default 10)
 set -euo pipefail

@@ -41,8 +41,9 @@ torch::Tensor proposal_cholesky(const torch::Tensor& m, const std::string& what)
 torch::Tensor log_weights(const torch::Tensor& energies, const torch::Tensor& log_q,
                           const char* who) {
     require_importance(energies.dim() == 1 && log_q.dim() == 1 && energies.size(0) == log_q.size(0),
-                       std::string(who) + ": energies " + tensor_shape_text(energies) + " and log_q " +
-                           tensor_shape_text(log_q) + " must be 1-D of the same length");
+                       std::string(who) + ": energies " + tensor_shape_text(energies) +
+                           " and log_q " + tensor_shape_text(log_q) +
+                           " must be 1-D of the same length");
     require_importance(energies.size(0) >= 1,
                        std::string(who) + ": needs at least one sample (M = 0)");
     const auto lq = log_q.detach().to(torch::kFloat64);
