@@ -30,7 +30,7 @@ using liftlab::test::relative_error;
 namespace {
 using liftlab::test::kF64;
 constexpr double kLogTwoPi = 1.8378770664093454836;
-constexpr int64_t kFlowWidth = 16;           // narrow ICNN keeps the suite fast
+constexpr int64_t kFlowWidth = 16;       // narrow ICNN keeps the suite fast
 constexpr double kFlowPerturbStd = 0.5;  // noise per unit fan-in on every trainable parameter
 // Central differences in float64: truncation h²/6·|F'''| ≈ 1e-11 plus rounding ε|F|/h ≈ 1e-10,
 // so 1e-7 relative leaves three orders of margin and still catches any missing term.
