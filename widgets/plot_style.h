@@ -10,7 +10,7 @@ class QCPTextElement;
 
 namespace liftlab {
 
-// Axis ranges shared by the panels.
+// Values the panels plot with: a curve gap, log-axis head-room, when an x axis starts at 0.
 inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();  // a gap in a curve
 inline constexpr double kLogMargin = 1.15;  // multiplicative head-room above/below data on log y
 inline constexpr double kSnapToZeroShare = 0.15;  // x starts at 0 if the data starts this close
