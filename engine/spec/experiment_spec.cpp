@@ -246,9 +246,11 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("proposal_adapt_train", c.proposal_adapt_train);
     r.read("architecture", c.architecture);
     r.read("readout_fanin_scale", c.readout_fanin_scale);
+    r.read("blocks", c.blocks);
     r.finish();
     require_one_of(c.architecture, {"liftlab", "cpflow-published"}, r.key("architecture"));
     require(c.width > 0, r.key("width"), "must be positive");
+    require(c.blocks >= 1, r.key("blocks"), "must be at least 1");
     require(c.layers > 0, r.key("layers"), "must be positive");
     require(c.grad_clip >= 0, r.key("grad_clip"), "must be non-negative");
     require(c.reference_size > 1, r.key("reference_size"), "must be at least 2");
@@ -461,6 +463,8 @@ void check_task_fit(const ExperimentSpec& s) {
             "is only used with icnn.architecture cpflow-published");
     require(published || !s.icnn.readout_fanin_scale, "icnn.readout_fanin_scale",
             "is only implemented for icnn.architecture cpflow-published");
+    require(published || s.icnn.blocks == 1, "icnn.blocks",
+            "is only used with icnn.architecture cpflow-published");
     const std::string want_backbone = !kind.backbone.empty() ? kind.backbone
                                       : kind.classification  ? s.backbone.kind
                                                              : BackboneSpec{}.kind;
@@ -571,7 +575,8 @@ nlohmann::json icnn_json(const IcnnSpec& c) {
             {"proposal_defensive_inflate", c.proposal_defensive_inflate},
             {"proposal_adapt_train", c.proposal_adapt_train},
             {"architecture", c.architecture},
-            {"readout_fanin_scale", c.readout_fanin_scale}};
+            {"readout_fanin_scale", c.readout_fanin_scale},
+            {"blocks", c.blocks}};
 }
 
 }  // namespace

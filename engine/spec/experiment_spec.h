@@ -126,6 +126,9 @@ struct IcnnSpec {
     // published toy recipe: ActNorm + one convex block of the input-augmented ICNN, width =
     // hidden units, layers = depth; engine/flows/published_cp_flow.h)
     std::string architecture = "liftlab";
+    // cpflow-published: convex blocks, each an ICNN of `layers` depth and `width` hidden units,
+    // with ActNorms between them (1: CP-Flow's toy recipe A; 5: the appendix table's recipe B)
+    int blocks = 1;
     // cpflow-published lifter: the reference's readout_fanin_scale, W̃ = (Θ_E h)/d_h + b with
     // Θ_E ~ N(0, 1) (its CP-Flow figures' lifter); false: W̃ = Θ_E h + b, PyTorch's Linear init
     bool readout_fanin_scale = false;

@@ -23,6 +23,7 @@ PublishedCpFlowTrainer::PublishedCpFlowTrainer(const ExperimentSpec& spec, const
     flow_ = PublishedCpFlow(PublishedCpFlowOptions(data.input_dim())
                                 .hidden(spec.icnn.width)
                                 .depth(spec.icnn.layers)
+                                .blocks(spec.icnn.blocks)
                                 .strategy(method.name)
                                 .readout_fanin_scale(spec.icnn.readout_fanin_scale)
                                 .seed(seed));
@@ -53,8 +54,8 @@ double PublishedCpFlowTrainer::step() {
         for (auto& group : optimizer_->param_groups())
             static_cast<torch::optim::AdamOptions&>(group.options()).lr(lr);
     }
-    const auto raw = flow_->constrained(xb);
-    const auto loss = -flow_->log_prob(xb, raw, /*create_graph=*/true).log_p.mean();
+    // Each block's weights from the loss batch itself (the lifter: as it enters the block).
+    const auto loss = -flow_->log_prob(xb, {}, /*create_graph=*/true).log_p.mean();
     optimizer_->zero_grad();
     loss.backward();
     if (spec_.icnn.grad_clip > 0)

@@ -196,6 +196,16 @@ TEST(ExperimentSpec, ProposalAndPublishedCpFlowKeysAreChecked) {
     j["icnn"]["architecture"] = "liftlab";
     j["optimizer"].erase("lr_step_every");
     EXPECT_EQ(spec_error(j).first, "icnn.readout_fanin_scale");
+    // Recipe B's convex blocks: round-trip, at least one, and only for cpflow-published.
+    j = published;
+    j["icnn"]["blocks"] = 5;
+    EXPECT_EQ(liftlab::parse_spec(liftlab::to_json(liftlab::parse_spec(j))).icnn.blocks, 5);
+    j["icnn"]["blocks"] = 0;
+    EXPECT_EQ(spec_error(j).first, "icnn.blocks");
+    j["icnn"]["blocks"] = 2;
+    j["icnn"]["architecture"] = "liftlab";
+    j["optimizer"].erase("lr_step_every");
+    EXPECT_EQ(spec_error(j).first, "icnn.blocks");
 
     j = json::parse(R"({"name": "t", "task": {"kind": "icnn-ebm-nd", "target": "gaussian"},
         "icnn": {"proposal": "flow", "flow_layers": 4, "flow_refine_steps": 1},

@@ -4,7 +4,9 @@
 // depend on the rest of its batch, softplus and pgd start from the same network,
 // the jet pass equals autograd's double backward (log p and parameter gradients),
 // the ActNorm init standardises the first batch, pgd stays non-negative, a few steps of the
-// published schedule reduce the NLL, and bad options are named. Small networks keep it fast.
+// published schedule reduce the NLL, and bad options are named. Recipe B's stack of blocks
+// (ActNorm between blocks, w0 frozen, standard-normal prior, each lifter block conditioned on its
+// own input) passes the same density, jet and schedule checks. Small networks keep it fast.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -42,6 +44,14 @@ PublishedCpFlow small_flow(const std::string& strategy, uint64_t seed = 3, bool 
                              .strategy(strategy)
                              .seed(seed)
                              .readout_fanin_scale(fanin));
+    flow->initialise(cloud(256, 1));
+    return flow;
+}
+
+// Recipe B's layout at test size: `blocks` convex blocks with ActNorms between them.
+PublishedCpFlow stacked_flow(const std::string& strategy, uint64_t seed = 3, int64_t blocks = 3) {
+    PublishedCpFlow flow(
+        PublishedCpFlowOptions(2).hidden(8).depth(3).blocks(blocks).strategy(strategy).seed(seed));
     flow->initialise(cloud(256, 1));
     return flow;
 }
@@ -113,6 +123,127 @@ TEST_P(PublishedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGrad
 
 INSTANTIATE_TEST_SUITE_P(Strategies, PublishedCpFlowStrategy,
                          ::testing::Values("softplus", "pgd", "lifter"));
+
+class StackedCpFlowStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StackedCpFlowStrategy, DensityIntegratesToOneOnATwoDGrid) {
+    // Three blocks: the log-dets of four ActNorms and three Hessians and the N(0, I) prior.
+    auto flow = stacked_flow(GetParam());
+    const auto raw = flow->constrained(cloud(128, 2));
+    // 201 nodes (h = 0.07, a quarter of the density's sd): the trapezoid rule on a smooth,
+    // fast-decaying density is still far more accurate than the tolerance.
+    const int64_t points = 201;
+    const double lo = -7.0, hi = 7.0, h = (hi - lo) / (points - 1);
+    const auto axis = torch::linspace(lo, hi, points, torch::kFloat64);
+    const auto mesh = torch::meshgrid({axis, axis}, "ij");
+    const auto pts = torch::stack({mesh[0].reshape(-1), mesh[1].reshape(-1)}, 1);
+    const auto lp = flow->log_prob(pts, raw, /*create_graph=*/false);
+    EXPECT_EQ(lp.nonpositive_dets, 0);
+    const double mass = lp.log_p.detach().exp().sum().item<double>() * h * h;
+    // As for one block: a dropped ActNorm or Hessian log-det moves the mass by O(1).
+    EXPECT_NEAR(mass, 1.0, 2e-3) << GetParam();
+}
+
+TEST_P(StackedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGradients) {
+    // Through three blocks the gradient reaches each block's parameters also through the later
+    // blocks' inputs (f of one block is the next one's y).
+    auto flow = stacked_flow(GetParam(), 7);
+    {
+        torch::NoGradGuard no_grad;
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
+        for (auto& p : flow->parameters()) p.add_(0.3 * torch::randn(p.sizes(), gen, p.options()));
+        if (flow->positivity() == liftlab::PositivityMap::Projected) flow->project();
+    }
+    const auto x = cloud(48, 8) * 2.0;
+    const auto params = flow->trainable_parameters();
+    const auto nll_grads = [&](bool jets) {
+        const auto raw = flow->constrained(x);
+        const auto lp =
+            jets ? flow->log_prob(x, raw, true) : flow->log_prob_by_autograd(x, raw, true);
+        return std::make_pair(lp.log_p.detach(), torch::autograd::grad({-lp.log_p.mean()}, params));
+    };
+    const auto [lp_jet, g_jet] = nll_grads(true);
+    const auto [lp_ref, g_ref] = nll_grads(false);
+    EXPECT_LT((lp_jet - lp_ref).abs().max().item<double>(), 1e-10);
+    ASSERT_EQ(g_jet.size(), g_ref.size());
+    for (size_t i = 0; i < g_jet.size(); ++i) {
+        const double scale = g_ref[i].abs().max().item<double>() + 1e-12;
+        EXPECT_LT((g_jet[i] - g_ref[i]).abs().max().item<double>() / scale, 1e-9)
+            << GetParam() << " parameter " << i;
+    }
+}
+
+TEST_P(StackedCpFlowStrategy, TrainingsSelfConditionedPassEqualsConditioningOnTheSameBatch) {
+    // log_prob with no W̃ given (the training step's call) conditions every lifter block on the
+    // scored batch as it enters that block: the same as constrained() of that batch.
+    auto flow = stacked_flow(GetParam(), 4);
+    const auto x = cloud(64, 13) * 1.5;
+    const auto own = flow->log_prob(x, {}, false).log_p;
+    const auto given = flow->log_prob(x, flow->constrained(x), false).log_p;
+    EXPECT_LT((own - given).abs().max().item<double>(), 1e-12) << GetParam();
+    if (GetParam() == "lifter") {
+        // and not on some other batch's weights
+        const auto other = flow->log_prob(x, flow->constrained(cloud(64, 14)), false).log_p;
+        EXPECT_GT((own - other).abs().max().item<double>(), 1e-6);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, StackedCpFlowStrategy,
+                         ::testing::Values("softplus", "pgd", "lifter"));
+
+TEST(PublishedCpFlow, RecipeBHasAnActNormAfterEveryBlockAFrozenW0AndAStandardPrior) {
+    auto one = small_flow("softplus", 2);
+    auto three = stacked_flow("softplus", 2);
+    auto p1 = one->named_parameters();
+    auto p3 = three->named_parameters();
+    EXPECT_TRUE(p1["w0"].requires_grad());  // upstream: trainable_w0 with one block only
+    EXPECT_FALSE(p1.contains("actnorm1_b"));
+    for (const std::string name : {"w0", "blk1_w0", "blk2_w0"})
+        EXPECT_FALSE(p3[name].requires_grad()) << name;
+    for (const std::string name : {"actnorm1_b", "actnorm2_logs", "actnorm3_b"})
+        EXPECT_TRUE(p3.contains(name) && p3[name].requires_grad()) << name;
+    EXPECT_FALSE(p3.contains("actnorm4_b"));
+    // The priming pass standardised every ActNorm's output on its batch: the inputs of blocks 2
+    // and 3 and the last output (what the prior scores).
+    const auto inputs = three->block_inputs(cloud(256, 1));
+    ASSERT_EQ(inputs.size(), 4u);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+        EXPECT_LT(inputs[k].mean(0).abs().max().item<double>(), 1e-10) << k;
+        EXPECT_LT((inputs[k].pow(2).mean(0).sqrt() - 1).abs().max().item<double>(), 2e-3) << k;
+    }
+    // plogv: upstream's rule gives 0 (N(0, I)) with several blocks and 2 with one.
+    const auto x = cloud(32, 3);
+    const auto with_plogv = [&](int64_t blocks, double plogv) {
+        PublishedCpFlow f(
+            PublishedCpFlowOptions(2).hidden(8).depth(3).blocks(blocks).seed(2).prior_log_var(
+                plogv));
+        f->initialise(cloud(256, 1));
+        return f->log_prob(x, {}, false).log_p;
+    };
+    EXPECT_TRUE(torch::equal(three->log_prob(x, {}, false).log_p, with_plogv(3, 0.0)));
+    EXPECT_FALSE(torch::equal(three->log_prob(x, {}, false).log_p, with_plogv(3, 2.0)));
+    EXPECT_TRUE(torch::equal(one->log_prob(x, {}, false).log_p, with_plogv(1, 2.0)));
+}
+
+TEST(PublishedCpFlow, EachLifterBlockIsConditionedOnItsOwnInput) {
+    // Block 2's W̃ come from its own body applied to the conditioning batch as it enters block 2
+    // (after block 1 and the ActNorm between them), not to the raw rows.
+    auto flow = stacked_flow("lifter", 6);
+    const auto x = cloud(40, 12);
+    auto p = flow->named_parameters();
+    auto h = flow->block_inputs(x)[1];
+    for (int i = 0; i < 3; ++i) {
+        const auto w = p["blk1_body_w" + std::to_string(i)];
+        const auto b = p["blk1_body_b" + std::to_string(i)];
+        h = torch::relu(h.matmul(w.t()) + b);
+    }
+    const auto pooled = liftlab::pool_norm(h.mean(0));
+    const auto expected =
+        (p["blk1_readout_w0"].matmul(pooled) + p["blk1_readout_b0"]).reshape({4, 8});
+    const auto emitted = flow->constrained(x);
+    ASSERT_EQ(emitted.size(), 9u);  // 3 blocks × (two hidden layers' W̃ + the output's)
+    EXPECT_LT((emitted[3] - expected).abs().max().item<double>(), 1e-12);
+}
 
 TEST(PublishedCpFlow, SoftplusAndPgdStartFromTheSameNetwork) {
     auto a = small_flow("softplus", 11);
@@ -210,12 +341,41 @@ TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
     }
 }
 
+TEST(PublishedCpFlow, StackedScheduleReducesTheNll) {
+    liftlab::ExperimentSpec spec;
+    spec.task.kind = "cpflow-toy";
+    spec.task.target = "8gaussians";
+    spec.task.n_train = 2048;
+    spec.task.n_test = 512;
+    spec.icnn.architecture = "cpflow-published";
+    spec.icnn.width = 8;
+    spec.icnn.layers = 3;
+    spec.icnn.blocks = 2;
+    spec.icnn.grad_clip = 0;
+    spec.optimizer.lr = 5e-3;
+    spec.optimizer.lr_step_every = 20;
+    spec.batch_size = 128;
+    const auto data = liftlab::make_dataset(spec.task);
+    for (const std::string name : {"softplus", "pgd", "lifter"}) {
+        liftlab::MethodSpec method;
+        method.name = name;
+        liftlab::PublishedCpFlowTrainer trainer(spec, method, data, /*seed=*/0);
+        const double before = trainer.evaluate_test().at("test_loss");
+        for (int i = 0; i < 40; ++i) trainer.step();
+        const auto after = trainer.evaluate_test();
+        EXPECT_LT(after.at("test_loss"), before - 0.05) << name;
+        EXPECT_EQ(after.at("nonpositive_dets"), 0.0) << name;
+        EXPECT_TRUE(trainer.parameters_finite()) << name;
+    }
+}
+
 TEST(PublishedCpFlow, BadOptionsAreNamed) {
     const auto expect_invalid = [](auto f, const std::string& needle) {
         liftlab::test::expect_invalid_argument(f, needle);
     };
     expect_invalid([] { PublishedCpFlow f(PublishedCpFlowOptions(3)); }, "dim must be 2");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).hidden(7)); }, "even");
+    expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).blocks(0)); }, "blocks");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).strategy("lifter-nobody")); },
                    "lifter-nobody");
     expect_invalid(
