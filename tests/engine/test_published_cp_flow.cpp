@@ -56,98 +56,28 @@ PublishedCpFlow stacked_flow(const std::string& strategy, uint64_t seed = 3, int
     return flow;
 }
 
-class PublishedCpFlowStrategy : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(PublishedCpFlowStrategy, DensityIntegratesToOneOnATwoDGrid) {
-    auto flow = small_flow(GetParam());
+// The density integrates to 1 on a [−7, 7]² grid of `points` nodes per axis: this checks the
+// closed-form 2×2 log-det, every ActNorm's log-det and the prior together. The clouds' model
+// densities have sd ≈ 0.3–0.8, so the trapezoid error on a smooth, fast-decaying density and
+// the tail mass outside ±7 are both far below 2e-3; a wrong log-det or prior term moves the mass
+// by O(1).
+void expect_density_integrates_to_one(PublishedCpFlow flow, int64_t points) {
     const auto raw = flow->constrained(cloud(128, 2));
-    const int64_t points = 351;
-    const double lo = -7.0, hi = 7.0, h = (hi - lo) / (points - 1);
+    const double lo = -7.0, hi = 7.0, h = (hi - lo) / static_cast<double>(points - 1);
     const auto axis = torch::linspace(lo, hi, points, torch::kFloat64);
     const auto mesh = torch::meshgrid({axis, axis}, "ij");
     const auto pts = torch::stack({mesh[0].reshape(-1), mesh[1].reshape(-1)}, 1);
     const auto lp = flow->log_prob(pts, raw, /*create_graph=*/false);
     EXPECT_EQ(lp.nonpositive_dets, 0);
     const double mass = lp.log_p.detach().exp().sum().item<double>() * h * h;
-    // Trapezoid error O(h²) on a smooth density and the tail mass outside ±7 (≈ 8.5 sd) are
-    // both far below 2e-3; a wrong log-det or prior term moves the mass by O(1).
-    EXPECT_NEAR(mass, 1.0, 2e-3) << GetParam();
+    EXPECT_NEAR(mass, 1.0, 2e-3);
 }
 
-TEST_P(PublishedCpFlowStrategy, LogProbOfARowDoesNotDependOnTheRestOfTheBatch) {
-    // The Hessian rows come from gradients of batch sums: any cross-row leak would show here.
-    auto flow = small_flow(GetParam());
-    const auto raw = flow->constrained(cloud(128, 2));
-    const auto x = cloud(64, 4);
-    const auto all = flow->log_prob(x, raw, false).log_p;
-    const auto part = flow->log_prob(x.narrow(0, 10, 5), raw, false).log_p;
-    EXPECT_LT((all.narrow(0, 10, 5) - part).abs().max().item<double>(), 1e-12);
-}
-
-TEST_P(PublishedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGradients) {
-    // log p carried forward as 2-jets against upstream's double backward: the same log p and
-    // the same gradient of the mean NLL for every trained tensor (lifter: its body and
-    // readouts too), at a start with trained-looking, non-trivial ActNorm scales.
-    auto flow = small_flow(GetParam(), 7);
-    {
-        torch::NoGradGuard no_grad;
-        auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
-        for (auto& p : flow->parameters()) p.add_(0.3 * torch::randn(p.sizes(), gen, p.options()));
-        if (flow->positivity() == liftlab::PositivityMap::Projected) flow->project();
-    }
-    const auto x = cloud(48, 8) * 2.0;
-    const auto params = flow->trainable_parameters();
-    const auto nll_grads = [&](bool jets) {
-        const auto raw = flow->constrained(x);
-        const auto lp =
-            jets ? flow->log_prob(x, raw, true) : flow->log_prob_by_autograd(x, raw, true);
-        const auto loss = -lp.log_p.mean();
-        return std::make_pair(lp.log_p.detach(), torch::autograd::grad({loss}, params));
-    };
-    const auto [lp_jet, g_jet] = nll_grads(true);
-    const auto [lp_ref, g_ref] = nll_grads(false);
-    EXPECT_LT((lp_jet - lp_ref).abs().max().item<double>(), 1e-10);
-    ASSERT_EQ(g_jet.size(), g_ref.size());
-    for (size_t i = 0; i < g_jet.size(); ++i) {
-        const double scale = g_ref[i].abs().max().item<double>() + 1e-12;
-        // Float64 round-off through ~20 ops per layer: 1e-9 relative is far above it and far
-        // below any missing term (a dropped σ″ or ActNorm factor moves gradients by O(1)).
-        EXPECT_LT((g_jet[i] - g_ref[i]).abs().max().item<double>() / scale, 1e-9)
-            << GetParam() << " parameter " << i;
-    }
-    // Evaluation (no graph) gives the same numbers.
-    const auto eval = flow->log_prob(x, flow->constrained(x), false).log_p;
-    EXPECT_FALSE(eval.requires_grad());
-    EXPECT_LT((eval - lp_ref).abs().max().item<double>(), 1e-10);
-}
-
-INSTANTIATE_TEST_SUITE_P(Strategies, PublishedCpFlowStrategy,
-                         ::testing::Values("softplus", "pgd", "lifter"));
-
-class StackedCpFlowStrategy : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(StackedCpFlowStrategy, DensityIntegratesToOneOnATwoDGrid) {
-    // Three blocks: the log-dets of four ActNorms and three Hessians and the N(0, I) prior.
-    auto flow = stacked_flow(GetParam());
-    const auto raw = flow->constrained(cloud(128, 2));
-    // 201 nodes (h = 0.07, a quarter of the density's sd): the trapezoid rule on a smooth,
-    // fast-decaying density is still far more accurate than the tolerance.
-    const int64_t points = 201;
-    const double lo = -7.0, hi = 7.0, h = (hi - lo) / (points - 1);
-    const auto axis = torch::linspace(lo, hi, points, torch::kFloat64);
-    const auto mesh = torch::meshgrid({axis, axis}, "ij");
-    const auto pts = torch::stack({mesh[0].reshape(-1), mesh[1].reshape(-1)}, 1);
-    const auto lp = flow->log_prob(pts, raw, /*create_graph=*/false);
-    EXPECT_EQ(lp.nonpositive_dets, 0);
-    const double mass = lp.log_p.detach().exp().sum().item<double>() * h * h;
-    // As for one block: a dropped ActNorm or Hessian log-det moves the mass by O(1).
-    EXPECT_NEAR(mass, 1.0, 2e-3) << GetParam();
-}
-
-TEST_P(StackedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGradients) {
-    // Through three blocks the gradient reaches each block's parameters also through the later
-    // blocks' inputs (f of one block is the next one's y).
-    auto flow = stacked_flow(GetParam(), 7);
+// log p carried forward as 2-jets against upstream's double backward: the same log p and the
+// same gradient of the mean NLL for every trained tensor (lifter: its bodies and readouts too),
+// at a start with trained-looking, non-trivial ActNorm scales. Through several blocks the
+// gradient also reaches each block through the later blocks' inputs.
+void expect_jet_pass_equals_autograd(PublishedCpFlow flow) {
     {
         torch::NoGradGuard no_grad;
         auto gen = at::make_generator<at::CPUGeneratorImpl>(9);
@@ -168,9 +98,50 @@ TEST_P(StackedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGradie
     ASSERT_EQ(g_jet.size(), g_ref.size());
     for (size_t i = 0; i < g_jet.size(); ++i) {
         const double scale = g_ref[i].abs().max().item<double>() + 1e-12;
+        // Float64 round-off through ~20 ops per layer: 1e-9 relative is far above it and far
+        // below any missing term (a dropped σ″ or ActNorm factor moves gradients by O(1)).
         EXPECT_LT((g_jet[i] - g_ref[i]).abs().max().item<double>() / scale, 1e-9)
-            << GetParam() << " parameter " << i;
+            << "parameter " << i;
     }
+    // Evaluation (no graph) gives the same numbers.
+    const auto eval = flow->log_prob(x, flow->constrained(x), false).log_p;
+    EXPECT_FALSE(eval.requires_grad());
+    EXPECT_LT((eval - lp_ref).abs().max().item<double>(), 1e-10);
+}
+
+class PublishedCpFlowStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(PublishedCpFlowStrategy, DensityIntegratesToOneOnATwoDGrid) {
+    expect_density_integrates_to_one(small_flow(GetParam()), 351);
+}
+
+TEST_P(PublishedCpFlowStrategy, LogProbOfARowDoesNotDependOnTheRestOfTheBatch) {
+    // The Hessian rows come from gradients of batch sums: any cross-row leak would show here.
+    auto flow = small_flow(GetParam());
+    const auto raw = flow->constrained(cloud(128, 2));
+    const auto x = cloud(64, 4);
+    const auto all = flow->log_prob(x, raw, false).log_p;
+    const auto part = flow->log_prob(x.narrow(0, 10, 5), raw, false).log_p;
+    EXPECT_LT((all.narrow(0, 10, 5) - part).abs().max().item<double>(), 1e-12);
+}
+
+TEST_P(PublishedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGradients) {
+    expect_jet_pass_equals_autograd(small_flow(GetParam(), 7));
+}
+
+INSTANTIATE_TEST_SUITE_P(Strategies, PublishedCpFlowStrategy,
+                         ::testing::Values("softplus", "pgd", "lifter"));
+
+class StackedCpFlowStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(StackedCpFlowStrategy, DensityIntegratesToOneOnATwoDGrid) {
+    // Three blocks: the log-dets of four ActNorms and three Hessians and the N(0, I) prior; 201
+    // nodes (h = 0.07) are plenty for the trapezoid rule on this smooth density.
+    expect_density_integrates_to_one(stacked_flow(GetParam()), 201);
+}
+
+TEST_P(StackedCpFlowStrategy, JetPassEqualsAutogradsHessianAndItsParameterGradients) {
+    expect_jet_pass_equals_autograd(stacked_flow(GetParam(), 7));
 }
 
 TEST_P(StackedCpFlowStrategy, TrainingsSelfConditionedPassEqualsConditioningOnTheSameBatch) {
@@ -311,7 +282,9 @@ TEST(PublishedCpFlow, ActNormInitStandardisesTheFirstBatch) {
     EXPECT_LT((y.pow(2).mean(0).sqrt() - 1).abs().max().item<double>(), 2e-3);
 }
 
-TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
+// A few steps of the published schedule (lr halved every 20) on a small network of `blocks`
+// blocks reduce every strategy's test NLL, keep every determinant positive and pgd non-negative.
+void expect_schedule_reduces_the_nll(int blocks, int steps) {
     liftlab::ExperimentSpec spec;
     spec.task.kind = "cpflow-toy";
     spec.task.target = "8gaussians";
@@ -320,6 +293,7 @@ TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
     spec.icnn.architecture = "cpflow-published";
     spec.icnn.width = 8;
     spec.icnn.layers = 3;
+    spec.icnn.blocks = blocks;
     spec.icnn.grad_clip = 0;
     spec.optimizer.lr = 5e-3;
     spec.optimizer.lr_step_every = 20;
@@ -330,9 +304,9 @@ TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
         method.name = name;
         liftlab::PublishedCpFlowTrainer trainer(spec, method, data, /*seed=*/0);
         const double before = trainer.evaluate_test().at("test_loss");
-        for (int i = 0; i < 60; ++i) trainer.step();
+        for (int i = 0; i < steps; ++i) trainer.step();
         const auto after = trainer.evaluate_test();
-        EXPECT_LT(after.at("test_loss"), before - 0.05) << name;
+        EXPECT_LT(after.at("test_loss"), before - 0.05) << name << ", " << blocks << " block(s)";
         EXPECT_EQ(after.at("nonpositive_dets"), 0.0) << name;
         EXPECT_TRUE(trainer.parameters_finite()) << name;
         if (name == "pgd")
@@ -341,32 +315,12 @@ TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
     }
 }
 
+TEST(PublishedCpFlow, PublishedScheduleReducesTheNllAndPgdStaysNonNegative) {
+    expect_schedule_reduces_the_nll(/*blocks=*/1, /*steps=*/60);
+}
+
 TEST(PublishedCpFlow, StackedScheduleReducesTheNll) {
-    liftlab::ExperimentSpec spec;
-    spec.task.kind = "cpflow-toy";
-    spec.task.target = "8gaussians";
-    spec.task.n_train = 2048;
-    spec.task.n_test = 512;
-    spec.icnn.architecture = "cpflow-published";
-    spec.icnn.width = 8;
-    spec.icnn.layers = 3;
-    spec.icnn.blocks = 2;
-    spec.icnn.grad_clip = 0;
-    spec.optimizer.lr = 5e-3;
-    spec.optimizer.lr_step_every = 20;
-    spec.batch_size = 128;
-    const auto data = liftlab::make_dataset(spec.task);
-    for (const std::string name : {"softplus", "pgd", "lifter"}) {
-        liftlab::MethodSpec method;
-        method.name = name;
-        liftlab::PublishedCpFlowTrainer trainer(spec, method, data, /*seed=*/0);
-        const double before = trainer.evaluate_test().at("test_loss");
-        for (int i = 0; i < 40; ++i) trainer.step();
-        const auto after = trainer.evaluate_test();
-        EXPECT_LT(after.at("test_loss"), before - 0.05) << name;
-        EXPECT_EQ(after.at("nonpositive_dets"), 0.0) << name;
-        EXPECT_TRUE(trainer.parameters_finite()) << name;
-    }
+    expect_schedule_reduces_the_nll(/*blocks=*/2, /*steps=*/40);
 }
 
 TEST(PublishedCpFlow, BadOptionsAreNamed) {
