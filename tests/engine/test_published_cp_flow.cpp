@@ -330,6 +330,13 @@ TEST(PublishedCpFlow, BadOptionsAreNamed) {
     expect_invalid([] { PublishedCpFlow f(PublishedCpFlowOptions(3)); }, "dim must be 2");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).hidden(7)); }, "even");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).blocks(0)); }, "blocks");
+    // W̃ for one block handed to a stack of three: named, not read out of range.
+    expect_invalid(
+        [] {
+            auto three = stacked_flow("softplus");
+            three->log_prob(cloud(4, 1), small_flow("softplus")->constrained(cloud(4, 1)), false);
+        },
+        "constrained tensors");
     expect_invalid([] { PublishedCpFlow(PublishedCpFlowOptions(2).strategy("lifter-nobody")); },
                    "lifter-nobody");
     expect_invalid(
