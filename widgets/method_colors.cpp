@@ -23,6 +23,13 @@ std::uint32_t stableHash(const QString& s) {
     return h;
 }
 
+// One of five stable shades of `color` for `tag` (a sweep value or a variant's suffix); never the
+// colour itself, so a member always differs from its family's plain curve.
+QColor shadeOf(const QColor& color, const QString& tag) {
+    const int shade = static_cast<int>(stableHash(tag) % 5u);
+    return shade < 2 ? color.darker(100 + 25 * (shade + 1)) : color.lighter(100 + 20 * (shade - 1));
+}
+
 bool paletteColor(const QString& name, QColor* out) {
     for (const auto& [key, rgb] : std::as_const(palette())) {
         if (name == key) {
@@ -30,10 +37,11 @@ bool paletteColor(const QString& name, QColor* out) {
             return true;
         }
     }
-    // Variants such as "lifter-icnn" or "cf-prox-2" keep the family colour.
+    // Variants such as "lifter-fanin" or "cf-prox-2" take a shade of the family colour: alike, but
+    // told apart when they share a plot with the family's own method.
     for (const auto& [key, rgb] : std::as_const(palette())) {
         if (name.startsWith(key + QLatin1Char('-'))) {
-            *out = QColor(rgb);
+            *out = shadeOf(QColor(rgb), name.mid(key.size() + 1));
             return true;
         }
     }
@@ -58,9 +66,7 @@ QColor methodColor(const QString& label) {
     }
     if (at >= 0) {
         // Members of a sweep: same family, lighter or darker by a stable amount.
-        const int shade = static_cast<int>(stableHash(label.mid(at + 1)) % 5u);
-        color = shade < 2 ? color.darker(100 + 25 * (shade + 1))
-                          : color.lighter(100 + 20 * (shade - 1));
+        color = shadeOf(color, label.mid(at + 1));
     }
     return color;
 }

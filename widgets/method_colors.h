@@ -12,9 +12,10 @@ namespace liftlab {
 // (app/feed/method_palette.h) at start-up; the widgets know no method names themselves.
 void setMethodPalette(const QVector<QPair<QString, QRgb>>& palette);
 
-// Known methods get a fixed, colour-blind-friendly palette entry; a label with a sweep suffix
-// ("cf-prox@batch_size=8") gets a shade of its method's colour; anything else a colour derived
-// from a hash of the label (the same in every process, unlike qHash with a random seed).
+// Known methods get a fixed, colour-blind-friendly palette entry; a variant label ("lifter-fanin")
+// and a label with a sweep suffix ("cf-prox@batch_size=8") get a shade of their method's colour;
+// anything else a colour derived from a hash of the label (the same in every process, unlike qHash
+// with a random seed).
 QColor methodColor(const QString& label);
 
 }  // namespace liftlab

@@ -122,8 +122,12 @@ TEST(MethodColors, StableAndDistinctForKnownMethods) {
     EXPECT_EQ(methodColor("sgd"), methodColor("sgd"));
     EXPECT_NE(methodColor("sgd"), methodColor("adam"));
     EXPECT_NE(methodColor("cf-ridge"), methodColor("cf-prox"));
-    // A variant keeps its family colour; an unknown label still gets a valid, fixed colour.
-    EXPECT_EQ(methodColor("lifter-icnn"), methodColor("lifter"));
+    // A variant takes a shade of its family's colour (same hue, told apart from the family's own
+    // curve); an unknown label still gets a valid, fixed colour.
+    EXPECT_NE(methodColor("lifter-fanin"), methodColor("lifter"));
+    EXPECT_EQ(methodColor("lifter-fanin"), methodColor("lifter-fanin"));
+    EXPECT_NEAR(methodColor("lifter-fanin").hsvHue(), methodColor("lifter").hsvHue(), 2);
+    EXPECT_NE(methodColor("cf-prox-2"), methodColor("cf-prox"));
     EXPECT_TRUE(methodColor("my-method").isValid());
     EXPECT_EQ(methodColor("my-method"), methodColor("my-method"));
 }
