@@ -61,17 +61,27 @@ SpectralConv1dImpl::SpectralConv1dImpl(const SpectralConv1dOptions& options) : o
     require_fno(options.modes() >= 1,
                 "modes (" + std::to_string(options.modes()) + ") must be at least 1");
     const double scale = 1.0 / static_cast<double>(options.in_channels() * options.out_channels());
-    const std::vector<int64_t> shape = {options.in_channels(), options.out_channels(),
+    // Drawn in the reference's (in, out, modes) order, stored mode-major: the same initial values
+    // as the reference's layout, and each mode's (in, out) block contiguous for the mixing product.
+    const std::vector<int64_t> drawn = {options.in_channels(), options.out_channels(),
                                         options.modes()};
-    weight_real = register_parameter("weight_real", scale * torch::rand(shape));
-    weight_imag = register_parameter("weight_imag", scale * torch::rand(shape));
+    auto mode_major = [](const torch::Tensor& t) { return t.permute({2, 0, 1}).contiguous(); };
+    weight_real = register_parameter("weight_real", mode_major(scale * torch::rand(drawn)));
+    weight_imag = register_parameter("weight_imag", mode_major(scale * torch::rand(drawn)));
 }
 
 torch::Tensor SpectralConv1dImpl::forward(const torch::Tensor& x) {
     require_fno(
         x.dim() == 3 && x.size(1) == options_.in_channels(),
         "spectral layer input must be (n, " + std::to_string(options_.in_channels()) + ", s)");
-    const int64_t s = x.size(2);
+    return forward_channels_last(x.transpose(1, 2)).transpose(1, 2);
+}
+
+torch::Tensor SpectralConv1dImpl::forward_channels_last(const torch::Tensor& x) {
+    require_fno(
+        x.dim() == 3 && x.size(2) == options_.in_channels(),
+        "spectral layer input must be (n, s, " + std::to_string(options_.in_channels()) + ")");
+    const int64_t s = x.size(1);
     const int64_t available = s / 2 + 1;
     require_fno(options_.modes() <= available,
                 "modes (" + std::to_string(options_.modes()) +
@@ -82,19 +92,18 @@ torch::Tensor SpectralConv1dImpl::forward(const torch::Tensor& x) {
     const auto dft = truncated_dft(s, m, x.options());
     // [Re, Im] of the kept modes, then one real product per mode: [xr, xi] · [[wr, wi], [−wi, wr]]
     // = [xr wr − xi wi, xr wi + xi wr], the complex product R·X written in real arithmetic.
-    auto spectrum = torch::matmul(x.reshape({n * in, s}), dft.forward)  // (n·in, 2m)
-                        .view({n, in, 2, m})
-                        .permute({3, 0, 2, 1})
+    auto spectrum = torch::bmm(dft.forward.t().expand({n, 2 * m, s}), x)  // (n, 2m, in)
+                        .view({n, 2, m, in})
+                        .permute({2, 0, 1, 3})
                         .reshape({m, n, 2 * in});
-    auto mixing = torch::cat({torch::cat({weight_real, weight_imag}, /*dim=*/1),
-                              torch::cat({-weight_imag, weight_real}, /*dim=*/1)},
-                             /*dim=*/0)
-                      .permute({2, 0, 1});     // (m, 2in, 2out)
+    auto mixing = torch::cat({torch::cat({weight_real, weight_imag}, /*dim=*/2),
+                              torch::cat({-weight_imag, weight_real}, /*dim=*/2)},
+                             /*dim=*/1);       // (m, 2in, 2out)
     auto mixed = torch::bmm(spectrum, mixing)  // (m, n, 2out)
                      .view({m, n, 2, out})
-                     .permute({1, 3, 2, 0})
-                     .reshape({n * out, 2 * m});
-    return torch::matmul(mixed, dft.inverse).view({n, out, s});
+                     .permute({1, 2, 0, 3})
+                     .reshape({n, 2 * m, out});
+    return torch::bmm(dft.inverse.t().expand({n, s, 2 * m}), mixed);  // (n, s, out)
 }
 
 Fno1dImpl::Fno1dImpl(const Fno1dOptions& options) : options_(options) {
@@ -109,8 +118,9 @@ Fno1dImpl::Fno1dImpl(const Fno1dOptions& options) : options_(options) {
     for (int64_t i = 0; i < options.layers(); ++i) {
         spectral_->push_back(SpectralConv1d(
             SpectralConv1dOptions(options.width(), options.width(), options.modes())));
-        pointwise_->push_back(torch::nn::Conv1d(
-            torch::nn::Conv1dOptions(options.width(), options.width(), /*kernel_size=*/1)));
+        // The reference's 1×1 Conv1d as a Linear over channels-last points: the same initial
+        // values (both init weight then bias with fan-in = width), one matrix product.
+        pointwise_->push_back(torch::nn::Linear(options.width(), options.width()));
     }
     register_module("spectral", spectral_);
     register_module("pointwise", pointwise_);
@@ -126,13 +136,12 @@ torch::Tensor Fno1dImpl::forward(torch::Tensor x) {
     const int64_t n = x.size(0), s = x.size(1);
     auto grid = (torch::arange(s, x.options()) / static_cast<double>(s)).view({1, s, 1});
     auto h = lift_(torch::cat({x, grid.expand({n, s, 1})}, /*dim=*/-1));
-    h = h.permute({0, 2, 1});  // (n, width, s): channels first for the Fourier layers
+    // (n, s, width) throughout: every pointwise map is one matrix product over the n·s points.
     for (int64_t i = 0; i < options_.layers(); ++i) {
-        auto y = spectral_->at<SpectralConv1dImpl>(i).forward(h) +
-                 pointwise_->at<torch::nn::Conv1dImpl>(i).forward(h);
+        auto y = spectral_->at<SpectralConv1dImpl>(i).forward_channels_last(h) +
+                 pointwise_->at<torch::nn::LinearImpl>(i).forward(h);
         h = i + 1 < options_.layers() ? torch::gelu(y) : y;
     }
-    h = h.permute({0, 2, 1});
     return torch::gelu(project_(h));
 }
 

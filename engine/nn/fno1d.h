@@ -19,17 +19,23 @@ struct SpectralConv1dOptions {
 
 // K x = irfft(R · rfft(x)) where R (in × out × modes, complex) acts on the lowest `modes` modes
 // and zeroes the rest. R is stored as two real parameters so optimizers, to(dtype) and the
-// closed-form machinery only ever see real tensors. Init as the reference: real and imaginary
-// parts each scale·U[0, 1) with scale = 1/(in·out).
+// closed-form machinery only ever see real tensors, mode-major (modes, in, out) so each mode's
+// mixing block is contiguous. Init as the reference: real and imaginary parts each
+// scale·U[0, 1) with scale = 1/(in·out), drawn in the reference's (in, out, modes) order. The
+// transforms are thin products with the truncated DFT matrices of the grid (exact: the same sums
+// as rfft/irfft of the kept modes; with modes ≪ s far cheaper, above all in the backward pass).
 class SpectralConv1dImpl : public torch::nn::Module {
 public:
     explicit SpectralConv1dImpl(const SpectralConv1dOptions& options);
     // x: (n, in_channels, s) → (n, out_channels, s). Throws std::invalid_argument when modes
     // exceeds the s/2 + 1 modes of the input grid.
     torch::Tensor forward(const torch::Tensor& x);
+    // The same map on channels-last input: x (n, s, in_channels) → (n, s, out_channels), the
+    // layout Fno1d keeps throughout.
+    torch::Tensor forward_channels_last(const torch::Tensor& x);
 
-    torch::Tensor weight_real;  // (in, out, modes)
-    torch::Tensor weight_imag;  // (in, out, modes)
+    torch::Tensor weight_real;  // (modes, in, out): R[i, o, k] is weight[k][i][o]
+    torch::Tensor weight_imag;  // (modes, in, out)
 
 private:
     SpectralConv1dOptions options_;
@@ -44,10 +50,11 @@ struct Fno1dOptions {
     TORCH_ARG(int64_t, input_channels) = 1;  // fields in the input besides the grid coordinate
 };
 
-// Lift, pointwise W (1×1 Conv1d) and projection use LibTorch's default init, as the reference
-// uses PyTorch's defaults. GELU follows every Fourier layer except the last (as the reference).
-// The grid channel is x_j = j/s, the periodic grid of the data (the reference uses
-// linspace(0, 1, s), which repeats the point x = 0 at x = 1).
+// Lift, pointwise W and projection use LibTorch's default init, as the reference uses PyTorch's
+// defaults; W is the reference's 1×1 Conv1d written as a Linear over channels-last points (the
+// same initial values, one matrix product over all n·s points). GELU follows every Fourier layer
+// except the last (as the reference). The grid channel is x_j = j/s, the periodic grid of the data
+// (the reference uses linspace(0, 1, s), which repeats the point x = 0 at x = 1).
 class Fno1dImpl : public torch::nn::Module {
 public:
     explicit Fno1dImpl(const Fno1dOptions& options = {});
