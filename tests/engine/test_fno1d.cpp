@@ -176,6 +176,17 @@ TEST(Fno1d, ModesAboveHalfGridAreAnError) {
     EXPECT_THROW(net->forward(torch::randn({2, 16})), std::invalid_argument);
     EXPECT_THROW(Fno1d(Fno1dOptions().modes(0)), std::invalid_argument);
     EXPECT_THROW(net->forward(torch::randn({2, 32, 2})), std::invalid_argument);  // 1 channel
+    // Channels-last input with the wrong channel count (or rank) is named, not a shape error from
+    // deep inside a matrix product.
+    SpectralConv1d three(SpectralConv1dOptions(3, 2, /*modes=*/4));
+    try {
+        three->forward_channels_last(torch::randn({2, 16, 5}));
+        FAIL() << "expected std::invalid_argument";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("must be (n, s, 3)"), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(three->forward_channels_last(torch::randn({16, 3})), std::invalid_argument);
+    EXPECT_NO_THROW(three->forward_channels_last(torch::randn({2, 16, 3})));
 }
 
 TEST(Fno1d, GradientsReachEveryParameter) {
