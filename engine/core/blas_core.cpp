@@ -2,6 +2,8 @@
 
 #include <dlfcn.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 
@@ -14,20 +16,44 @@ std::string blas_core_name() {
     return name ? name : "";
 }
 
+CpuVectorUnits cpu_vector_units() {
+    CpuVectorUnits cpu;
+#if defined(__x86_64__) && defined(__GNUC__)
+    __builtin_cpu_init();
+    cpu.avx512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                 __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
+    cpu.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#endif
+    return cpu;
+}
+
+namespace {
+
+// Widest vector unit an OpenBLAS x86-64 kernel set uses: 3 AVX-512, 2 AVX2 + FMA, 1 narrower or
+// unknown. Names as openblas_get_corename() prints them, compared without case.
+int kernel_width_rank(std::string name) {
+    std::transform(name.begin(), name.end(), name.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (name == "skylakex" || name == "cooperlake" || name == "sapphirerapids") return 3;
+    if (name == "haswell" || name == "zen") return 2;
+    return 1;
+}
+
+}  // namespace
+
+std::string better_blas_core_for(const std::string& current, CpuVectorUnits cpu) {
+    if (current.empty()) return "";  // not OpenBLAS
+    const std::string wanted = cpu.avx512 ? "SkylakeX" : cpu.avx2_fma ? "Haswell" : "";
+    if (wanted.empty()) return "";
+    return kernel_width_rank(current) < kernel_width_rank(wanted) ? wanted : "";
+}
+
 std::string better_blas_core() {
     if (std::getenv("OPENBLAS_CORETYPE")) return "";
     if (const char* keep = std::getenv("LIFTLAB_BLAS_CORETYPE");
         keep && std::strcmp(keep, "keep") == 0)
         return "";
-    if (blas_core_name() != "Prescott") return "";
-#if defined(__x86_64__) && defined(__GNUC__)
-    __builtin_cpu_init();
-    if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl"))
-        return "SkylakeX";
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "Haswell";
-#endif
-    return "";
+    return better_blas_core_for(blas_core_name(), cpu_vector_units());
 }
 
 }  // namespace liftlab

@@ -1,11 +1,14 @@
-// OpenBLAS's kernel choice. Debian's OpenBLAS picks its kernels at load time from the CPU's model
-// number; on a CPU its table does not know it falls back to "Prescott" (SSE3) kernels although the
-// CPU has AVX2 or AVX-512 — as on the 2-core development VM (a Sapphire Rapids Xeon reporting the
-// generic "Intel(R) Xeon(R) Processor"), where every matrix product then ran at a fraction of
-// the machine's speed (icnn-ebm-1d, 600 steps: 20.2 s → 11.0 s with SkylakeX kernels). The
-// choice is only read when the library loads, so the front ends re-execute themselves once with
+// OpenBLAS's kernel choice. Debian's OpenBLAS (0.3.21) picks its kernels at load time from the
+// CPU's model number. On a CPU its table does not know it falls back to "Prescott" (SSE3) kernels
+// although the CPU has AVX2 or AVX-512 — as on a 2-core development VM (a Sapphire Rapids Xeon
+// reporting the generic "Intel(R) Xeon(R) Processor"), where every matrix product then ran at a
+// fraction of the machine's speed (icnn-ebm-1d, 600 steps: 20.2 s → 11.0 s with SkylakeX
+// kernels). The same holds one step up: AVX2 kernels on an AVX-512 CPU (on the AMD Zen 4 VM,
+// forced by OPENBLAS_CORETYPE=Haswell in the environment, a float32 product-bound step takes ≈ 1.5×
+// as long as with OpenBLAS's own Cooperlake choice; docs/benchmarks.md, "Zen 4"). The choice is
+// only read when the library loads, so the front ends re-execute themselves once with
 // OPENBLAS_CORETYPE set (the documented OpenBLAS override) before doing anything else
-// (app/common/passive_openmp.h).
+// (app/common/passive_openmp.h) — never against an OPENBLAS_CORETYPE the user has set.
 #pragma once
 #include <string>
 
@@ -14,9 +17,20 @@ namespace liftlab {
 // The kernels OpenBLAS is using ("Prescott", "SkylakeX", …), or "" without OpenBLAS.
 std::string blas_core_name();
 
-// The OpenBLAS core type to ask for instead, or "": SkylakeX on a CPU with AVX-512 (F, BW, DQ,
-// VL) and Haswell on one with AVX2 and FMA, when OpenBLAS has fallen back to Prescott, the user
-// has not set OPENBLAS_CORETYPE, and LIFTLAB_BLAS_CORETYPE is not "keep".
+// What the CPU can run, for choosing kernels.
+struct CpuVectorUnits {
+    bool avx512 = false;    // AVX-512 F, BW, DQ and VL: what OpenBLAS's SkylakeX kernels use
+    bool avx2_fma = false;  // AVX2 and FMA: what its Haswell kernels use
+};
+CpuVectorUnits cpu_vector_units();
+
+// The rule alone: the core type to ask for instead of `current` on a CPU with `cpu`, or "" to
+// keep it. SkylakeX on an AVX-512 CPU, Haswell on an AVX2 + FMA one, whenever OpenBLAS chose
+// kernels for a narrower vector unit (Prescott, Sandybridge, …; Haswell or Zen on AVX-512).
+std::string better_blas_core_for(const std::string& current, CpuVectorUnits cpu);
+
+// better_blas_core_for() on this process's OpenBLAS and CPU, or "" when the user has set
+// OPENBLAS_CORETYPE or LIFTLAB_BLAS_CORETYPE is "keep".
 std::string better_blas_core();
 
 }  // namespace liftlab

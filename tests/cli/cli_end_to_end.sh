@@ -27,6 +27,11 @@ run)
   json_check "$dir/spec.json" '"blas_core" in d["versions"]'
   if grep -qw avx2 /proc/cpuinfo && grep -qw fma /proc/cpuinfo && [ -z "${OPENBLAS_CORETYPE:-}" ]; then
     json_check "$dir/spec.json" 'd["versions"]["blas_core"] != "Prescott"'
+    # and on an AVX-512 CPU they are AVX-512 kernels (OpenBLAS 0.3.21 gives a Zen 4 AVX2 ones).
+    if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512dq /proc/cpuinfo \
+        && grep -qw avx512vl /proc/cpuinfo && [ "${LIFTLAB_BLAS_CORETYPE:-}" != keep ]; then
+      json_check "$dir/spec.json" 'd["versions"]["blas_core"].lower() in ("skylakex", "cooperlake", "sapphirerapids")'
+    fi
   fi
   [ "$(head -1 "$dir/metrics.csv")" = "step,method,seed,metric,value" ] || fail "metrics header"
   [ -s "$dir/figures/test_loss.png" ] || fail "no loss-curve figure"
