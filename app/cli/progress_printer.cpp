@@ -23,12 +23,14 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
         }
         last_decile_ = decile;
         phase_ = u.phase;
+        start_ = std::chrono::steady_clock::now();  // training's clock starts when data is ready
         return;
     }
     if (phase_ != u.phase) {
+        // The first training update arrives only at the first log point: the clock already
+        // runs from the last data update (or from the printer's creation without a data phase).
         phase_ = u.phase;
         last_decile_ = -1;
-        start_ = std::chrono::steady_clock::now();
     }
     std::map<std::string, double> test;
     for (const auto& p : u.points)
