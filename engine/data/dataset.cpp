@@ -104,6 +104,36 @@ Dataset density_dataset(torch::Tensor train, torch::Tensor test) {
     return out;
 }
 
+// The user's table for a density model: every column is a coordinate; a seeded split by
+// test_fraction, z-scored with training statistics when task.standardize.
+Dataset table_density_dataset(const TaskSpec& task) {
+    const auto table = read_csv_table(task.csv_path);
+    const int64_t n = static_cast<int64_t>(table.rows.size());
+    const int64_t d = static_cast<int64_t>(table.columns.size());
+    const int64_t n_test = static_cast<int64_t>(std::llround(task.test_fraction * n));
+    if (n_test < 1 || n - n_test < 2)
+        throw DataError(task.csv_path, 0,
+                        "too few rows (" + std::to_string(n) + ") for a train/test split");
+    auto all = torch::empty({n, d}, torch::kFloat64);
+    auto* p = all.data_ptr<double>();
+    for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < d; ++j) p[i * d + j] = table.rows[i][j];
+    auto gen = at::detail::createCPUGenerator(task.data_seed);
+    const auto perm = torch::randperm(n, gen, torch::kInt64);
+    all = all.index_select(0, perm);
+    auto train = all.narrow(0, 0, n - n_test);
+    auto test = all.narrow(0, n - n_test, n_test);
+    if (task.standardize) {
+        const auto mean = train.mean(0);
+        const auto sd = train.std(0).clamp_min(1e-12);
+        train = (train - mean) / sd;
+        test = (test - mean) / sd;
+    }
+    Dataset out = density_dataset(train, test);
+    out.input_names = table.columns;
+    return out;
+}
+
 Dataset make_icnn_dataset(const TaskSpec& task, const DataProgress& progress) {
     // Train and test are independent draws: the test seed is derived from the data seed.
     const uint64_t test_seed = task.data_seed * 0x9E3779B97F4A7C15ULL + 1;
@@ -128,6 +158,10 @@ Dataset make_icnn_dataset(const TaskSpec& task, const DataProgress& progress) {
         const auto latents = fashion_mnist_latents(o, progress);
         return density_dataset(latents.train, latents.test);
     }
+    if (task.kind == "icnn-ebm-nd" && task.target == "tabular21")
+        return density_dataset(make_tabular21(task.n_train, task.data_seed),
+                               make_tabular21(task.n_test, test_seed));
+    if (task.kind == "icnn-ebm-nd" && task.target == "csv") return table_density_dataset(task);
     if (task.kind == "icnn-ebm-nd") {
         const auto target = make_nd_target(task.target, task.dim, task.data_seed);
         return density_dataset(target->sample(task.n_train, task.data_seed),
@@ -137,33 +171,7 @@ Dataset make_icnn_dataset(const TaskSpec& task, const DataProgress& progress) {
         if (task.csv_path.empty())
             return density_dataset(make_tabular21(task.n_train, task.data_seed),
                                    make_tabular21(task.n_test, test_seed));
-        // The user's table: every column is a coordinate; a seeded split by test_fraction,
-        // z-scored with training statistics when task.standardize.
-        const auto table = read_csv_table(task.csv_path);
-        const int64_t n = static_cast<int64_t>(table.rows.size());
-        const int64_t d = static_cast<int64_t>(table.columns.size());
-        const int64_t n_test = static_cast<int64_t>(std::llround(task.test_fraction * n));
-        if (n_test < 1 || n - n_test < 2)
-            throw DataError(task.csv_path, 0,
-                            "too few rows (" + std::to_string(n) + ") for a train/test split");
-        auto all = torch::empty({n, d}, torch::kFloat64);
-        auto* p = all.data_ptr<double>();
-        for (int64_t i = 0; i < n; ++i)
-            for (int64_t j = 0; j < d; ++j) p[i * d + j] = table.rows[i][j];
-        auto gen = at::detail::createCPUGenerator(task.data_seed);
-        const auto perm = torch::randperm(n, gen, torch::kInt64);
-        all = all.index_select(0, perm);
-        auto train = all.narrow(0, 0, n - n_test);
-        auto test = all.narrow(0, n - n_test, n_test);
-        if (task.standardize) {
-            const auto mean = train.mean(0);
-            const auto sd = train.std(0).clamp_min(1e-12);
-            train = (train - mean) / sd;
-            test = (test - mean) / sd;
-        }
-        Dataset out = density_dataset(train, test);
-        out.input_names = table.columns;
-        return out;
+        return table_density_dataset(task);
     }
     throw SpecError("task.kind", "'" + task.kind + "' has no data set in this build");
 }
@@ -174,7 +182,8 @@ namespace {
 
 // Which file or folder a task's data comes from, for messages.
 std::string data_source(const TaskSpec& task) {
-    if (!task.csv_path.empty() && (task.kind == "csv-regression" || task.kind == "cpflow-tabular"))
+    if (!task.csv_path.empty() && (task.kind == "csv-regression" || task.kind == "cpflow-tabular" ||
+                                   (task.kind == "icnn-ebm-nd" && task.target == "csv")))
         return task.csv_path;
     if (task.kind == "fashion-mnist" ||
         (task.kind == "icnn-ebm-nd" && task.target == "fmnist-latents"))

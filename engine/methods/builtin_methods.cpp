@@ -198,7 +198,8 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
     ebm1d.sampled_targets = ebm1d.targets;
     ebm1d.batch_within_n_train = true;
     auto ebmnd = kind("icnn-ebm-nd", TaskFamily::Icnn, "n-D energy-based density estimation");
-    ebmnd.targets = {"gaussian", "gumbel", "correlated", "fmnist-latents"};
+    // Data targets: the autoencoder latents, the generated 21-D table, the user's CSV.
+    ebmnd.targets = {"gaussian", "gumbel", "correlated", "fmnist-latents", "tabular21", "csv"};
     ebmnd.sampled_targets = {"gaussian", "gumbel", "correlated"};
     ebmnd.batch_within_n_train = true;
     ebmnd.check = [sampled = ebmnd.sampled_targets](const TaskSpec& t) {
@@ -206,6 +207,9 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
         if (known)
             require_method_key(t.dim <= 32, "task.dim",
                                "must lie in [1, 32] for the known n-D targets");
+        if (t.target == "csv")
+            require_method_key(!t.csv_path.empty(), "task.csv_path",
+                               "is required for target csv (a table of numbers, one sample a row)");
     };
     auto toy = kind("cpflow-toy", TaskFamily::Icnn, "2-D convex-potential flow toys");
     toy.targets = {"8gaussians", "2spirals"};

@@ -135,6 +135,8 @@ const std::vector<TaskKindInfo>& task_kind_registry();
 const TaskKindInfo* find_task_kind(const std::string& name);
 // The entry called `name`; throws std::invalid_argument naming the registered kinds.
 const TaskKindInfo& task_kind_info(const std::string& name);
+// Whether `task`'s target is one the engine can draw fresh samples from (false: a data set).
+bool samples_its_target(const TaskSpec& task);
 std::vector<std::string> task_kind_names();
 
 // The head of a gradient or closed-form method (its entry's make_head).

@@ -163,8 +163,8 @@ TaskSpec parse_task(const nlohmann::json& j) {
     r.read("fresh_samples", t.fresh_samples);
     r.finish();
     require(!t.fresh_samples || samplable, r.key("fresh_samples"),
-            "needs a target that can be sampled (icnn-ebm-1d, or icnn-ebm-nd other than "
-            "fmnist-latents)");
+            "needs a target that can be sampled (icnn-ebm-1d, or icnn-ebm-nd's gaussian, "
+            "gumbel or correlated; not a data set)");
     if (!kind.targets.empty()) require_one_of(t.target, kind.targets, r.key("target"));
     require(t.dim >= 1 && t.dim <= 64, r.key("dim"), "must lie in [1, 64]");
     require(t.latent_steps > 0, r.key("latent_steps"), "must be positive");

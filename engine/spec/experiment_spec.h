@@ -50,15 +50,16 @@ struct TaskSpec {
     double rho = 0.5;  // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
     // ICNN family (METHODS.md Part 2). icnn-ebm-1d: gumbel | laplace | gamma | beta | halfnormal |
     // skewnormal;
-    // icnn-ebm-nd: gaussian | gumbel | correlated | fmnist-latents; cpflow-toy: 8gaussians |
-    // 2spirals; cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated
-    // 21-D set. `--set target=…` is short for task.target.
+    // icnn-ebm-nd: gaussian | gumbel | correlated (sampled), fmnist-latents | tabular21 | csv
+    // (data sets; csv reads csv_path like cpflow-tabular); cpflow-toy: 8gaussians | 2spirals;
+    // cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated 21-D
+    // set. `--set target=…` is short for task.target.
     std::string target = "gumbel";
     int dim = 2;  // icnn-ebm-nd: dimension (fmnist-latents: the autoencoder's latent size)
     int latent_steps = 2000;  // fmnist-latents: autoencoder training steps
     // Draw every training batch (and σ²_Jac probe batch) fresh from the target, as the reference
     // does, instead of from the n_train split. Only for targets that can be sampled (icnn-ebm-1d,
-    // icnn-ebm-nd except fmnist-latents), where it is the default.
+    // icnn-ebm-nd's sampled ones), where it is the default.
     bool fresh_samples = false;
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;

@@ -17,6 +17,7 @@
 #include "ebm/nd_targets.h"
 #include "ebm/quadrature.h"
 #include "flows/cp_flow.h"
+#include "methods/method_registry.h"
 
 namespace liftlab {
 
@@ -252,7 +253,7 @@ public:
         : spec_(spec),
           icnn_(icnn_options(spec, data.input_dim(), strategy, width)),
           proposal_(spec, data) {
-        if (spec.task.target != "fmnist-latents")
+        if (samples_its_target(spec.task))  // else a data set: no density to compare with
             target_ = make_nd_target(spec.task.target, spec.task.dim, spec.task.data_seed);
         draw_eval_samples();
     }
