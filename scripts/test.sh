@@ -21,7 +21,7 @@ if [ "${LIFTLAB_SANITIZERS:-1}" = 1 ]; then
   # Training at -O0 under ASan is ~20× slower, so by default the long training tests (every
   # preset, the GUI suites) run in the dev pass only; the input, parsing, writing and start-up
   # paths, where memory errors hide, run under the sanitizers too.
-  asan_tests=${LIFTLAB_ASAN_TESTS:-'^bad_input_|^cli_(list|run|bad_spec|killed|interrupted)$|^gui_autostart_export$|^(BoundedInput|PathComponent|HostileSpec|HostileData|RunStore|RunStoreWrites|ExperimentSpec|CsvRegression|IdxLoader|FashionMnistLoader|CifarBinary|Device|TanhKernel|FastTanh|ReadoutKernel)\.'}
+  asan_tests=${LIFTLAB_ASAN_TESTS:-'^bad_input_|^cli_(list|run|bad_spec|killed|interrupted)$|^gui_autostart_export$|^(BoundedInput|PathComponent|HostileSpec|HostileData|RunStore|RunStoreWrites|ExperimentSpec|CsvRegression|IdxLoader|FashionMnistLoader|CifarBinary|Device|TanhKernel|FastTanh|ReadoutKernel|NdEbmTables)\.'}
   bash scripts/build.sh asan liftlab-cli liftlab engine_tests
   ctest --preset asan -R "$asan_tests"
   bash scripts/fuzz.sh "${LIFTLAB_FUZZ_SECONDS:-10}"
