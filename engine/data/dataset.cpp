@@ -3,6 +3,7 @@
 #include "core/errors.h"
 #include "data/burgers.h"
 #include "data/cifar_binary.h"
+#include "data/class_mixture.h"
 #include "data/csv_regression.h"
 #include "data/csv_table.h"
 #include "data/demand_design.h"
@@ -49,6 +50,21 @@ std::string data_cache_dir(const TaskSpec& task) {
     return "";
 }
 
+// Classification: targets of the squared loss are one-hot rows (METHODS.md, "Classification").
+Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
+                               torch::Tensor x_test, torch::Tensor labels_test,
+                               int64_t num_classes) {
+    Dataset out;
+    out.num_classes = num_classes;
+    out.x_train = std::move(x_train);
+    out.x_test = std::move(x_test);
+    out.labels_train = std::move(labels_train);
+    out.labels_test = std::move(labels_test);
+    out.y_train = torch::one_hot(out.labels_train, num_classes).to(torch::kFloat32);
+    out.y_test = torch::one_hot(out.labels_test, num_classes).to(torch::kFloat32);
+    return out;
+}
+
 namespace {
 
 // Operator learning: x = u0 (n × s); y = u(·, T) as n × s × 1, every grid point a sample of the
@@ -71,21 +87,6 @@ Dataset make_burgers_dataset(const TaskSpec& task, const DataProgress& progress)
     out.y_train = data.u_final.narrow(0, 0, task.n_train).unsqueeze(-1).contiguous();
     out.x_test = data.u0.narrow(0, task.n_train, task.n_test).contiguous();
     out.y_test = data.u_final.narrow(0, task.n_train, task.n_test).unsqueeze(-1).contiguous();
-    return out;
-}
-
-// Classification: targets of the squared loss are one-hot rows (METHODS.md, "Classification").
-Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
-                               torch::Tensor x_test, torch::Tensor labels_test,
-                               int64_t num_classes) {
-    Dataset out;
-    out.num_classes = num_classes;
-    out.x_train = std::move(x_train);
-    out.x_test = std::move(x_test);
-    out.labels_train = std::move(labels_train);
-    out.labels_test = std::move(labels_test);
-    out.y_train = torch::one_hot(out.labels_train, num_classes).to(torch::kFloat32);
-    out.y_test = torch::one_hot(out.labels_test, num_classes).to(torch::kFloat32);
     return out;
 }
 
@@ -232,6 +233,7 @@ Dataset make_dataset_unchecked(const TaskSpec& task, const DataProgress& progres
             head(train.images, task.n_train), head(train.labels, task.n_train),
             head(test.images, task.n_test), head(test.labels, task.n_test), classes);
     }
+    if (task.kind == "class-mixture") return make_class_mixture(task);
     return make_teacher_regression(task);
 }
 

@@ -42,6 +42,12 @@ Dataset make_dataset(const TaskSpec& task, const DataProgress& progress = {});
 // task.cache_dir, else $XDG_CACHE_HOME/liftlab, else ~/.cache/liftlab ("" when none is known).
 std::string data_cache_dir(const TaskSpec& task);
 
+// Classification: one-hot targets of the squared loss beside the int64 labels (METHODS.md,
+// "Classification").
+Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
+                               torch::Tensor x_test, torch::Tensor labels_test,
+                               int64_t num_classes);
+
 // The same data with every tensor on `device` (a no-op copy of the handles on the data's own
 // device). Data are made on the CPU and moved once, so every device trains on the same bits.
 Dataset to_device(const Dataset& data, const torch::Device& device);

@@ -190,6 +190,18 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
         require_method_key(!t.test_files.empty(), "task.test_files",
                            "is required for cifar-binary");
     };
+    auto mixture = kind("class-mixture", TaskFamily::LastLayer,
+                        "classification with output_dim classes of a warped Gaussian mixture");
+    mixture.classification = true;
+    mixture.backbone = "mlp";  // vectors, not images
+    mixture.check = [](const TaskSpec& t) {
+        require_method_key(t.output_dim >= 2, "task.output_dim",
+                           "is the class count of class-mixture: at least 2");
+        require_method_key(t.n_train > 0, "task.n_train", "must be positive for class-mixture");
+        require_method_key(t.n_test > 0, "task.n_test", "must be positive for class-mixture");
+        require_method_key(t.noise > 0, "task.noise",
+                           "is the within-class sd of class-mixture: must be positive");
+    };
     auto demand = kind("dfiv-demand", TaskFamily::InstrumentalVariable,
                        "instrumental-variable regression on the demand design");
     demand.batch_within_n_train = true;
@@ -217,7 +229,7 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
     toy.published_cpflow = true;
     auto tabular = kind("cpflow-tabular", TaskFamily::Icnn,
                         "convex-potential flow on a table (csv_path, or the generated 21-D set)");
-    return {teacher, csv, burgers, fmnist, cifar, demand, ebm1d, ebmnd, toy, tabular};
+    return {teacher, csv, burgers, fmnist, cifar, mixture, demand, ebm1d, ebmnd, toy, tabular};
 }
 
 }  // namespace liftlab

@@ -470,7 +470,9 @@ void check_task_fit(const ExperimentSpec& s) {
                                                              : BackboneSpec{}.kind;
     if (!kind.backbone.empty() || s.backbone.kind == "fno1d")
         require(s.backbone.kind == want_backbone, "backbone.kind",
-                "the burgers task needs the fno1d backbone and fno1d needs burgers");
+                s.backbone.kind == "fno1d" && kind.backbone.empty()
+                    ? std::string("fno1d needs the burgers task")
+                    : "task.kind " + kind.name + " needs the " + want_backbone + " backbone");
     if (s.backbone.kind == "cnn")
         require(kind.classification, "backbone.kind", "cnn needs an image classification task");
 }

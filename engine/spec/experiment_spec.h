@@ -21,7 +21,9 @@ int max_threads();
 struct TaskSpec {
     // teacher-regression: a random MLP teacher; csv-regression: the user's own table;
     // burgers: operator learning u0 ↦ u(·, T); fashion-mnist / cifar-binary: classification;
-    // dfiv-demand: instrumental-variable regression on the demand design.
+    // dfiv-demand: instrumental-variable regression on the demand design; class-mixture:
+    // output_dim classes of a warped Gaussian mixture in input_dim dimensions (within-class sd
+    // noise, warp width teacher_hidden[0]; data/class_mixture.h).
     std::string kind = "teacher-regression";
     // teacher-regression
     int input_dim = 16;
