@@ -117,8 +117,8 @@ struct TaskKindInfo {
     std::string name;
     TaskFamily family = TaskFamily::LastLayer;
     std::string doc;
-    bool classification =
-        false;             // classification: ce allowed (and cnn, n_train 0 = all, for images)
+    // Classification: ce allowed (and, for images, cnn and n_train 0 = all).
+    bool classification = false;
     std::string backbone;  // the backbone it needs ("": mlp, or cnn when classification)
     bool batch_within_n_train = false;  // batch_size may not exceed task.n_train
     // Operator learning: each of a sample's task.resolution grid points is a row of the last
