@@ -20,15 +20,16 @@ ClassMixture draw_class_mixture(const TaskSpec& task) {
     // The problem first (centres, then the warp), so the sample counts do not change it.
     ClassMixture m;
     m.centres = torch::randn({classes, dim}, gen, opts);
-    const auto a = torch::randn({dim, hidden}, gen, opts) / std::sqrt(static_cast<double>(dim));
-    const auto a_bias = 0.1 * torch::randn({hidden}, gen, opts);
-    const auto b = torch::randn({hidden, dim}, gen, opts) / std::sqrt(static_cast<double>(hidden));
+    m.warp_in = torch::randn({dim, hidden}, gen, opts) / std::sqrt(static_cast<double>(dim));
+    m.warp_bias = 0.1 * torch::randn({hidden}, gen, opts);
+    m.warp_out = torch::randn({hidden, dim}, gen, opts) / std::sqrt(static_cast<double>(hidden));
 
     const int64_t n = static_cast<int64_t>(task.n_train) + task.n_test;
     m.labels = torch::randint(classes, {n}, gen, torch::TensorOptions().dtype(torch::kInt64));
     m.latents =
         m.centres.index_select(0, m.labels) + task.noise * torch::randn({n, dim}, gen, opts);
-    m.inputs = m.latents + torch::tanh(torch::addmm(a_bias, m.latents, a)).matmul(b);
+    m.inputs =
+        m.latents + torch::tanh(torch::addmm(m.warp_bias, m.latents, m.warp_in)).matmul(m.warp_out);
     return m;
 }
 

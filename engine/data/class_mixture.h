@@ -20,10 +20,11 @@ namespace liftlab {
 struct TaskSpec;
 
 struct ClassMixture {
-    torch::Tensor centres;  // C × D, float64
-    torch::Tensor latents;  // n × D, float64 (train rows first, then test)
-    torch::Tensor inputs;   // n × D, float64
-    torch::Tensor labels;   // n, int64
+    torch::Tensor centres;                       // C × D, float64
+    torch::Tensor latents;                       // n × D, float64 (train rows first, then test)
+    torch::Tensor inputs;                        // n × D, float64
+    torch::Tensor labels;                        // n, int64
+    torch::Tensor warp_in, warp_bias, warp_out;  // A (D × h), a (h), B (h × D), float64
 };
 
 // The generator's parts, n = n_train + n_test rows; throws std::invalid_argument for C < 2.

@@ -70,6 +70,26 @@ TEST(ClassMixture, LabelsAreUniformAndLatentsSpreadBySigmaAroundTheirCentre) {
     EXPECT_TRUE(torch::isfinite(m.inputs).all().item<bool>());
 }
 
+TEST(ClassMixture, InputsAreTheStatedWarpOfTheLatentsWithFanInScaledWeights) {
+    // x = u + tanh(u A + a) B, A: D × h and B: h × D with N(0, 1/fan_in) entries, a ~ 0.1 N(0, 1).
+    const int dim = 24, hidden = 32;  // mixture_task's teacher_hidden = {32}
+    const auto m = liftlab::draw_class_mixture(mixture_task(4, dim, 1.0, 500));
+    ASSERT_EQ(m.warp_in.sizes(), (torch::IntArrayRef{dim, hidden}));
+    ASSERT_EQ(m.warp_out.sizes(), (torch::IntArrayRef{hidden, dim}));
+    const auto expected =
+        m.latents + torch::tanh(m.latents.matmul(m.warp_in) + m.warp_bias).matmul(m.warp_out);
+    EXPECT_LT((m.inputs - expected).abs().max().item<double>(), 1e-12);
+    // Each variance against its target, 5 standard errors of a Gaussian sample variance.
+    const auto near_variance = [](const torch::Tensor& w, double var, const char* what) {
+        const double cells = static_cast<double>(w.numel());
+        EXPECT_NEAR(w.var().item<double>(), var, kStdErrors * var * std::sqrt(2.0 / (cells - 1)))
+            << what;
+    };
+    near_variance(m.warp_in, 1.0 / dim, "A");
+    near_variance(m.warp_out, 1.0 / hidden, "B");
+    near_variance(m.warp_bias, 0.01, "a");
+}
+
 TEST(ClassMixture, TheProblemDependsOnTheDataSeedAloneNotOnTheSampleCounts) {
     const auto a = liftlab::draw_class_mixture(mixture_task(7, 5, 1.0, 300));
     const auto b = liftlab::draw_class_mixture(mixture_task(7, 5, 1.0, 900, 50));
