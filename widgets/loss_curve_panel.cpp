@@ -129,7 +129,17 @@ void LossCurvePanel::setMetric(const QString& name) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void LossCurvePanel::setAxisLabel(const QString& label) {
+    plot_->yAxis->setLabel(label);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString LossCurvePanel::axisLabel() const {
+    return plot_->yAxis->label();
+}
+
 void LossCurvePanel::setLogY(bool on) {
+    const bool changed = logY_ != on;
     logY_ = on;
     for (QCPAxis* axis : {plot_->yAxis, plot_->yAxis2}) {
         if (on) {
@@ -152,6 +162,7 @@ void LossCurvePanel::setLogY(bool on) {
     refreshCrosshair();
     if (followData_) fitAxes();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+    if (changed) Q_EMIT logYChanged(on);
 }
 
 LossCurvePanel::Series& LossCurvePanel::ensureSeries(const QString& method) {

@@ -37,8 +37,12 @@ class LossCurvePanel : public PlotPanel {
 public:
     explicit LossCurvePanel(QWidget* parent = nullptr);
 
-    // The y-axis label (underscores shown as spaces).
+    // The metric shown; it is the y-axis label too (underscores shown as spaces).
     void setMetric(const QString& name);
+    // A y-axis label other than the metric's name (e.g. which loss each method's value is); the
+    // next setMetric() replaces it.
+    void setAxisLabel(const QString& label);
+    QString axisLabel() const;
     QString metric() const { return metric_; }
     // Log y axis (the default). On a log axis non-positive values are not drawn; switching
     // later re-filters the data kept per method, so they come back on a linear axis. NaN and
@@ -104,6 +108,11 @@ public:
     // The right-click menu (also built on demand by the plot): copy image, save figure / CSV,
     // log y, smoothing presets, crosshair, reset zoom. The caller owns the menu.
     QMenu* createContextMenu(QWidget* parent);
+
+Q_SIGNALS:
+    // The y axis switched between log and linear (setLogY: a metric change, the menu), so a
+    // check box beside the plot can follow it.
+    void logYChanged(bool on);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;

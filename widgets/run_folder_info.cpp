@@ -95,8 +95,8 @@ void readSpec(const QJsonObject& spec, RunFolderInfo* info) {
 void readSummary(const QJsonObject& summary, RunFolderInfo* info) {
     const QString status = summary.value(QStringLiteral("status")).toString();
     info->status = status.isEmpty() ? QStringLiteral("incomplete") : status;
-    QMap<QString, double> sums;
-    QMap<QString, int> counts;
+    // Per metric, per method: sum and count of the finite final values.
+    QMap<QString, QMap<QString, QPair<double, int>>> sums;
     const QJsonArray runs = summary.value(QStringLiteral("runs")).toArray();
     info->runsDone = int(runs.size());
     for (const QJsonValue& r : runs) {
@@ -104,14 +104,21 @@ void readSummary(const QJsonObject& summary, RunFolderInfo* info) {
         QString method = run.value(QStringLiteral("method")).toString();
         if (method.isEmpty()) method = run.value(QStringLiteral("name")).toString();
         if (method.isEmpty()) continue;
-        const QJsonValue loss =
-            run.value(QStringLiteral("final")).toObject().value(QStringLiteral("test_loss"));
-        if (!loss.isDouble() || !std::isfinite(loss.toDouble())) continue;  // null = non-finite
-        sums[method] += loss.toDouble();
-        ++counts[method];
+        const QJsonObject final = run.value(QStringLiteral("final")).toObject();
+        for (const char* metric : {"test_loss", "test_accuracy"}) {
+            const QJsonValue v = final.value(metric);
+            if (!v.isDouble() || !std::isfinite(v.toDouble())) continue;  // null = non-finite
+            auto& [sum, count] = sums[metric][method];
+            sum += v.toDouble();
+            ++count;
+        }
     }
-    for (auto it = sums.cbegin(); it != sums.cend(); ++it)
-        info->bestFinal.insert(it.key(), it.value() / counts.value(it.key()));
+    info->bestMetric = sums.contains(QStringLiteral("test_accuracy"))
+                           ? QStringLiteral("test_accuracy")
+                           : QStringLiteral("test_loss");
+    const auto chosen = sums.value(info->bestMetric);
+    for (auto it = chosen.cbegin(); it != chosen.cend(); ++it)
+        info->bestFinal.insert(it.key(), it.value().first / it.value().second);
 }
 
 }  // namespace
@@ -218,20 +225,21 @@ QStringList findRunFolders(const QString& root, int maxDepth, QStringList* searc
     return out;
 }
 
-bool bestTestLoss(const RunFolderInfo& info, QString* method, double* loss) {
+bool bestFinalResult(const RunFolderInfo& info, QString* method, double* value) {
+    const bool higher = info.bestMetric == QLatin1String("test_accuracy");
     bool found = false;
     QString bestMethod;
     double best = 0;
     for (auto it = info.bestFinal.cbegin(); it != info.bestFinal.cend(); ++it) {
         if (!std::isfinite(it.value())) continue;
-        if (!found || it.value() < best) {
+        if (!found || (higher ? it.value() > best : it.value() < best)) {
             bestMethod = it.key();
             best = it.value();
             found = true;
         }
     }
     if (found && method) *method = bestMethod;
-    if (found && loss) *loss = best;
+    if (found && value) *value = best;
     return found;
 }
 

@@ -31,8 +31,11 @@ struct RunFolderInfo {
     int runsTotal = 0;    // methods × seeds × max(1, sweepValues)
     QDateTime created;    // from the folder-name timestamp, else spec.json's mtime (local)
     // Per summary "method" (the label, "cf-prox@batch_size=8" in a sweep): the mean over seeds of
-    // the finite final test_loss values. Methods without one are absent.
+    // the finite final values of `bestMetric`. Methods without one are absent.
     QMap<QString, double> bestFinal;
+    // test_accuracy when any run recorded one (a classification run: ce's cross-entropy and the
+    // squared losses are not comparable, their accuracies are; higher is better), else test_loss.
+    QString bestMetric = QStringLiteral("test_loss");
     bool valid = false;
     QString error;  // why the folder is not valid, or a warning about summary.json; readable
 };
@@ -51,9 +54,10 @@ bool looksLikeRunFolder(const QString& path);
 // were looked at (root included): where a new run folder can appear, i.e. what to watch.
 QStringList findRunFolders(const QString& root, int maxDepth = 2, QStringList* searched = nullptr);
 
-// The lowest mean final test_loss in info.bestFinal and its method (either pointer may be null);
-// false when there is none.
-bool bestTestLoss(const RunFolderInfo& info, QString* method, double* loss);
+// The best mean final value in info.bestFinal — the lowest test_loss or the highest
+// test_accuracy (info.bestMetric) — and its method (either pointer may be null); false when there
+// is none.
+bool bestFinalResult(const RunFolderInfo& info, QString* method, double* value);
 
 // The timestamp of a folder name `<name>-YYYYmmdd-HHMMSS[-N]` in local time (invalid when the
 // name has none); `prefix` receives the part before it.

@@ -170,7 +170,7 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
 
     tree_->setColumnCount(ColBest + 1);
     tree_->setHeaderLabels({tr("run"), tr("task"), tr("methods"), tr("seeds"), tr("steps"),
-                            tr("status"), tr("date"), tr("best test loss")});
+                            tr("status"), tr("date"), tr("best result")});
     tree_->setRootIsDecorated(false);
     tree_->setUniformRowHeights(true);
     tree_->setAlternatingRowColors(true);
@@ -358,17 +358,23 @@ void RunHistoryPanel::updateRow(QTreeWidgetItem* item, const RunFolderInfo& info
                   info.created.isValid() ? double(info.created.toMSecsSinceEpoch()) : 0.0);
 
     QString best;
-    double loss = 0;
-    if (bestTestLoss(info, &best, &loss)) {
-        item->setText(ColBest, tr("%1  %2").arg(lossText(loss), best));
+    double value = 0;
+    if (bestFinalResult(info, &best, &value)) {
+        // Classification runs are ranked by accuracy (ce's cross-entropy and the squared losses
+        // are not comparable), the others by test loss.
+        const bool accuracy = info.bestMetric == QLatin1String("test_accuracy");
+        item->setText(ColBest, accuracy ? tr("acc %1  %2").arg(lossText(value), best)
+                                        : tr("%1  %2").arg(lossText(value), best));
         item->setIcon(ColBest, swatchIcon(methodColor(best)));
-        item->setData(ColBest, kSortRole, loss);
-        // Every method, best first: the mean over seeds of the final test_loss.
+        item->setData(ColBest, kSortRole, value);
+        // Every method, best first: the mean over seeds of the final value.
         QList<QPair<double, QString>> all;
         for (auto it = info.bestFinal.cbegin(); it != info.bestFinal.cend(); ++it)
-            all.append({it.value(), it.key()});
+            all.append({accuracy ? -it.value() : it.value(), it.key()});
         std::sort(all.begin(), all.end());
-        QStringList lines{tr("mean final test_loss over seeds:")};
+        for (auto& entry : all)
+            if (accuracy) entry.first = -entry.first;
+        QStringList lines{tr("mean final %1 over seeds:").arg(info.bestMetric)};
         for (const auto& [v, m] : all) lines << QStringLiteral("%1\t%2").arg(m, lossText(v));
         item->setToolTip(ColBest, lines.join(QStringLiteral("\n")));
     } else {

@@ -161,16 +161,22 @@ int command_run(const RunArgs& args) {
         return result.status == RunStatus::Diverged || result.status == RunStatus::Failed ? 1 : 0;
     }
 
-    std::fprintf(stderr, "\n%-14s %5s  %-9s %7s  %12s %12s %9s\n", "method", "seed", "status",
-                 "steps", "test_loss", "train_loss", "time_s");
+    // Classification: test accuracy too, the one metric that compares ce (cross-entropy) with
+    // the squared-loss methods.
+    bool accuracy = false;
+    for (const auto& r : result.runs) accuracy = accuracy || r.final_metrics.count("test_accuracy");
+    std::fprintf(stderr, "\n%-14s %5s  %-9s %7s  %12s %12s %9s%s\n", "method", "seed", "status",
+                 "steps", "test_loss", "train_loss", "time_s", accuracy ? "  test_accuracy" : "");
     for (const auto& r : result.runs) {
         auto metric = [&](const char* k) {
             auto it = r.final_metrics.find(k);
             return it == r.final_metrics.end() ? NAN : it->second;
         };
-        std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12.5g %12.5g %9.2f\n", r.method.c_str(),
+        std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12.5g %12.5g %9.2f", r.method.c_str(),
                      static_cast<unsigned long long>(r.seed), to_string(r.status), r.steps_done,
                      metric("test_loss"), metric("train_loss"), metric("time_s"));
+        if (accuracy) std::fprintf(stderr, "  %13.4f", metric("test_accuracy"));
+        std::fprintf(stderr, "\n");
         for (const auto& w : final_metric_warnings(r.final_metrics))
             std::fprintf(stderr, "  warning: %s\n", w.c_str());
     }

@@ -32,16 +32,22 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
         phase_ = u.phase;
         last_decile_ = -1;
     }
-    std::map<std::string, double> test;
-    for (const auto& p : u.points)
+    // The last test losses, or in a classification run the test accuracies (ce's cross-entropy
+    // and the squared losses of the other methods are not comparable; their accuracies are).
+    std::map<std::string, double> test, accuracy;
+    for (const auto& p : u.points) {
         if (p.metric == "test_loss") test[p.method] = p.value;
-    if (!test.empty()) {
-        last_test_.clear();
+        if (p.metric == "test_accuracy") accuracy[p.method] = p.value;
+    }
+    if (!test.empty() || !accuracy.empty()) {
+        last_test_ = accuracy.empty() ? "" : "accuracy ";
+        const char* format = accuracy.empty() ? "%s%s %.3g" : "%s%s %.3f";
         char buf[64];
-        for (const auto& [m, v] : test) {
-            std::snprintf(buf, sizeof(buf), "%s%s %.3g", last_test_.empty() ? "" : " | ", m.c_str(),
-                          v);
+        bool first = true;
+        for (const auto& [m, v] : accuracy.empty() ? test : accuracy) {
+            std::snprintf(buf, sizeof(buf), format, first ? "" : " | ", m.c_str(), v);
             last_test_ += buf;
+            first = false;
         }
     }
     for (const auto& s : u.statuses)

@@ -73,6 +73,7 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
         LossCurvePanel panel;
         panel.setTitle(title);
         panel.setMetric(QString::fromStdString(metric));
+        panel.setAxisLabel(QString::fromStdString(curveAxisLabel(metric, run.training_loss)));
         panel.setLogY(metricPrefersLogAxis(metric));
         if (feedCurves(panel, run, metric) == 0) continue;
         panel.rescale();

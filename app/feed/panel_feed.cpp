@@ -35,6 +35,45 @@ bool metricPrefersLogAxis(const std::string& metric) {
     return true;
 }
 
+bool mixedTrainingLosses(const std::map<std::string, std::string>& losses) {
+    std::set<std::string> kinds;
+    for (const auto& [label, loss] : losses) kinds.insert(loss);
+    return kinds.size() > 1;
+}
+
+std::string curveAxisLabel(const std::string& metric,
+                           const std::map<std::string, std::string>& losses) {
+    std::string label = metric;
+    std::replace(label.begin(), label.end(), '_', ' ');
+    if ((metric != "test_loss" && metric != "train_loss") || !mixedTrainingLosses(losses))
+        return label;
+    // Each loss with its methods; a loss with more methods than any other (and at least two)
+    // is "the others".
+    std::map<std::string, std::vector<std::string>> by_loss;
+    for (const auto& [method, loss] : losses) by_loss[loss].push_back(method);
+    auto most = by_loss.end();
+    size_t largest = 1, ties = 0;
+    for (auto it = by_loss.begin(); it != by_loss.end(); ++it) {
+        if (it->second.size() > largest) {
+            largest = it->second.size();
+            most = it;
+            ties = 0;
+        } else if (it->second.size() == largest) {
+            ++ties;
+        }
+    }
+    if (ties > 0) most = by_loss.end();
+    std::string parts;
+    for (const auto& [loss, methods] : by_loss) {
+        if (most != by_loss.end() && loss == most->first) continue;
+        std::string names;
+        for (const auto& m : methods) names += (names.empty() ? "" : ", ") + m;
+        parts += (parts.empty() ? "" : "; ") + loss + " for " + names;
+    }
+    if (most != by_loss.end()) parts += "; " + most->first + " for the others";
+    return label + " (" + parts + ")";
+}
+
 int feedCurves(LossCurvePanel& panel, const RunFolderData& run, const std::string& metric,
                const QString& suffix) {
     auto it = run.metrics.find(metric);

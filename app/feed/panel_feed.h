@@ -3,6 +3,7 @@
 #pragma once
 #include <QString>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,15 @@ int feedCurves(LossCurvePanel& panel, const RunFolderData& run, const std::strin
                const QString& suffix = QString());
 // Whether a metric reads best on a log axis (losses, κ, TV) or a linear one.
 bool metricPrefersLogAxis(const std::string& metric);
+// The y-axis label of `metric`'s curves: the metric with spaces for underscores. For test_loss and
+// train_loss of a run whose methods train on different losses (`losses`: label → loss, as
+// RunFolderData::training_loss) it says which loss each method's value is — e.g. "test loss
+// (cross-entropy for ce, squared error for the others)" — since the two are not comparable.
+std::string curveAxisLabel(const std::string& metric,
+                           const std::map<std::string, std::string>& losses);
+// Whether the methods of `losses` train on more than one loss (then accuracy, not the loss,
+// compares them: the curves open on test_accuracy).
+bool mixedTrainingLosses(const std::map<std::string, std::string>& losses);
 
 // Every recorded spectrum: add(method, step, σ) per spectrum (SpectrumPanel::addSpectrum or a
 // timeline's). Returns the number of spectra.

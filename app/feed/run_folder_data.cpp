@@ -100,6 +100,18 @@ double median_of(std::vector<double> v) {
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+std::map<std::string, std::string> classification_losses(
+    const std::string& task_kind, const std::vector<std::pair<std::string, std::string>>& methods) {
+    std::map<std::string, std::string> out;
+    const auto* kind = find_task_kind(task_kind);
+    if (!kind || !kind->classification) return out;
+    for (const auto& [label, name] : methods) {
+        const auto* info = find_method(name);
+        out[label] = info && info->cross_entropy ? "cross-entropy" : "squared error";
+    }
+    return out;
+}
+
 bool RunFolderData::icnn() const {
     const auto* kind = find_task_kind(task_kind);
     return kind && kind->family == TaskFamily::Icnn;
@@ -166,6 +178,13 @@ RunFolderData read_run_folder(const std::string& dir) {
         if (spec.contains("data"))
             d.output_dim = static_cast<int>(int_of(spec["data"], "output_dim", 0));
         if (spec.contains("sweep")) d.sweep_key = string_of(spec["sweep"], "key", "");
+        std::vector<std::pair<std::string, std::string>> methods;
+        if (const auto m = spec.find("methods"); m != spec.end() && m->is_array())
+            for (const auto& entry : *m) {
+                const std::string name = string_of(entry, "name", "");
+                if (!name.empty()) methods.push_back({string_of(entry, "label", name), name});
+            }
+        d.training_loss = classification_losses(d.task_kind, methods);
     }
 
     const auto summary = read_json(dir + "/" + run_folder::kSummary);

@@ -44,6 +44,9 @@ struct RunFolderData {
     int steps = 0;            // spec steps
     int output_dim = 0;       // spec data.output_dim (targets per closed-form row)
     int rows_per_sample = 1;  // closed-form rows per sample (burgers: every grid point)
+    // A classification run: the loss each spec method label trains on ("cross-entropy" or
+    // "squared error"), so that test_loss is not read across the two. Empty for other tasks.
+    std::map<std::string, std::string> training_loss;
 
     bool icnn() const;  // an ICNN-family task (icnn-*, cpflow-*)
     std::vector<std::string> metric_names() const;
@@ -53,6 +56,12 @@ struct RunFolderData {
 // Throws DataError when `dir` has no readable metrics.csv (not a run folder); every other file is
 // optional.
 RunFolderData read_run_folder(const std::string& dir);
+
+// The training loss of each method of a classification task kind: label → "cross-entropy" (the
+// registry's cross_entropy methods, ce) or "squared error" (on one-hot targets: every other
+// method). `methods` holds (label, registered name) pairs; empty for any other task kind.
+std::map<std::string, std::string> classification_losses(
+    const std::string& task_kind, const std::vector<std::pair<std::string, std::string>>& methods);
 
 double mean_of(const std::vector<double>& v);  // NaN for none
 double sd_of(const std::vector<double>& v);    // sample sd, 0 for fewer than two

@@ -16,12 +16,14 @@ LiveCurves::LiveCurves(LossCurvePanel* panel, const QString& metric)
 }
 
 void LiveCurves::beginLive(const QString& title, std::optional<quint64> firstSeed,
-                           const QStringList& legend) {
+                           const QStringList& legend,
+                           const std::map<std::string, std::string>& losses) {
     opened_.reset();
     compared_.reset();
+    liveLosses_ = losses;
     panel_->clear();
     title_ = title;
-    panel_->setMetric(metric_);
+    applyMetric();
     panel_->setLogY(metricPrefersLogAxis(metric_.toStdString()));
     panel_->setTitle(title_);
     history_.clear();
@@ -59,7 +61,7 @@ void LiveCurves::redraw() {
     liveSeed_.clear();
     const std::string metric = metric_.toStdString();
     panel_->clear();
-    panel_->setMetric(metric_);
+    applyMetric();
     panel_->setLogY(metricPrefersLogAxis(metric));
     panel_->setTitle(title_);
     if (opened_) {
@@ -79,6 +81,13 @@ void LiveCurves::redraw() {
             panel_->setSeriesNote(it.key(), it.value());
     }
     panel_->rescale();
+}
+
+void LiveCurves::applyMetric() {
+    panel_->setMetric(metric_);
+    auto losses = opened_ ? opened_->training_loss : liveLosses_;
+    if (compared_) losses.insert(compared_->training_loss.begin(), compared_->training_loss.end());
+    panel_->setAxisLabel(QString::fromStdString(curveAxisLabel(metric_.toStdString(), losses)));
 }
 
 void LiveCurves::append(const QVector<SessionPoint>& points) {

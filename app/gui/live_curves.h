@@ -6,6 +6,7 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -26,9 +27,11 @@ public:
     const QString& title() const { return title_; }
 
     // A new run: clears the panel and the history; the legend lists `legend` in that order.
-    // Live curves follow `firstSeed` (the spec's first seed) when several seeds run.
+    // Live curves follow `firstSeed` (the spec's first seed) when several seeds run. `losses`:
+    // the loss each method trains on in a classification run (label → loss, for the y label).
     void beginLive(const QString& title, std::optional<quint64> firstSeed,
-                   const QStringList& legend);
+                   const QStringList& legend,
+                   const std::map<std::string, std::string>& losses = {});
     void addLive(const QVector<SessionPoint>& points);
     // A note beside a method's curve ("diverged at step 12"), kept across redraws.
     void noteSeries(const QString& method, const QString& note);
@@ -42,6 +45,8 @@ public:
 
 private:
     void append(const QVector<SessionPoint>& points);
+    // The panel's metric and its y label (which loss each method's value is, when they differ).
+    void applyMetric();
 
     LossCurvePanel* panel_;
     QString metric_;
@@ -51,6 +56,7 @@ private:
     std::optional<quint64> firstSeed_;
     QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows
     std::shared_ptr<const RunFolderData> opened_, compared_;
+    std::map<std::string, std::string> liveLosses_;  // the live run's label → training loss
 };
 
 }  // namespace liftlab

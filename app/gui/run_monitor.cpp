@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "live_curves.h"
+#include "panel_feed.h"
 #include "loss_curve_panel.h"
 #include "run/run_folder_schema.h"
 #include "run_controls.h"
@@ -48,8 +49,21 @@ void RunMonitor::begin(const ExperimentSpec& spec, const QString& title) {
     QStringList legend;
     if (spec.sweep.key.empty())
         for (const auto& m : spec.methods) legend << QString::fromStdString(m.label);
+    std::vector<std::pair<std::string, std::string>> methods;
+    for (const auto& m : spec.methods) methods.push_back({m.label, m.name});
+    const auto losses = classification_losses(spec.task.kind, methods);
+    // ce's cross-entropy and the others' squared error are not comparable: a classification run
+    // whose methods mix them opens on accuracy (and a later regression run back on the loss).
+    const QString accuracy = QStringLiteral("test_accuracy"), loss = QStringLiteral("test_loss");
+    QString shown = p_.curves->metric();
+    if (mixedTrainingLosses(losses) && shown == loss) shown = accuracy;
+    if (losses.empty() && shown == accuracy) shown = loss;
+    if (shown != p_.curves->metric()) {
+        p_.curves->setMetric(shown);
+        p_.controls->showMetric(shown);
+    }
     p_.curves->beginLive(title, spec.seeds.empty() ? std::optional<quint64>() : spec.seeds.front(),
-                         legend);
+                         legend, losses);
     p_.view->beginRun(title);
     p_.view->setLandscapeRun(QString(), {}, {});
     p_.status->beginRun(spec.steps);
@@ -141,6 +155,10 @@ void RunMonitor::showOpened(std::shared_ptr<const RunFolderData> a,
             for (const auto& m : run->metric_names())
                 p_.controls->addMetrics({QString::fromStdString(m)});
     if (!a->metrics.count(p_.curves->metric().toStdString())) p_.curves->setMetric(fallbackMetric);
+    // A classification run whose methods train on different losses is compared on accuracy.
+    if (p_.curves->metric() == QLatin1String("test_loss") && mixedTrainingLosses(a->training_loss) &&
+        a->metrics.count("test_accuracy"))
+        p_.curves->setMetric(QStringLiteral("test_accuracy"));
     p_.controls->showMetric(p_.curves->metric());
     p_.curves->redraw();
     p_.view->showRun(*a);

@@ -128,6 +128,12 @@ QWidget* RunView::buildCurvesTab() {
         if (curves_->logY() != on) curves_->setLogY(on);
         curves_->rescale();
     });
+    // A metric read on a linear axis (accuracy, effective rank) or the plot's menu switches the
+    // axis: the box follows.
+    connect(curves_, &LossCurvePanel::logYChanged, logBox, [logBox](bool on) {
+        const QSignalBlocker block(logBox);
+        logBox->setChecked(on);
+    });
     auto* hint = new QLabel(tr("drag: zoom · wheel: zoom · double-click: show all"), tab);
     hint->setStyleSheet(QStringLiteral("color: gray;"));
     layout->addWidget(row(tab, {smoothingLabel, smoothing, smoothingValue, logBox, hint}));

@@ -1,6 +1,7 @@
 // The main window driving real runs of the cf-regression preset: live curves, a prompt Stop,
 // and clear messages for a bad form.
 #include <gtest/gtest.h>
+#include <QCheckBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -137,10 +138,15 @@ TEST(MainWindow, MetricPickerReplotsAnyLoggedMetricFromTheRunsHistory) {
     // solve_fraction only exists for the closed forms, on a linear axis.
     window.showMetric("solve_fraction");
     EXPECT_FALSE(window.curvePanel()->logY());
+    // The curves tab's "log y" box follows the axis.
+    auto* logBox = window.findChild<QCheckBox*>(QStringLiteral("logY"));
+    ASSERT_NE(logBox, nullptr);
+    EXPECT_FALSE(logBox->isChecked());
     EXPECT_EQ(window.curvePanel()->pointCount("cf-prox"), 2);
     EXPECT_EQ(window.curvePanel()->pointCount("adam"), 0);
     window.showMetric("test_loss");
     EXPECT_EQ(window.curvePanel()->pointCount("adam"), 2);
+    EXPECT_TRUE(logBox->isChecked());
 }
 
 TEST(MainWindow, SettingsLiveInTheTestsOwnFolderNeverTheUsers) {
@@ -205,4 +211,28 @@ TEST(MainWindow, CatalogueFiguresGetATabFilledFromTheRun) {
     EXPECT_EQ(panel->barCount(), 2);
     EXPECT_DOUBLE_EQ(panel->solveMs(QStringLiteral("cf-prox")), 2.0);  // 4 ms per step, half
     EXPECT_DOUBLE_EQ(panel->solveMs(QStringLiteral("adam")), 0.0);
+}
+
+// A classification run where ce (cross-entropy) meets squared-loss methods opens on test
+// accuracy; chosen, its test loss names each method's loss on the y axis.
+TEST(MainWindow, MixedLossClassificationRunOpensOnAccuracy) {
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    const auto write = runFolderWriter(out);
+    write("metrics.csv",
+          "step,method,seed,metric,value\n"
+          "10,ce,0,test_loss,0.35\n10,ce,0,test_accuracy,0.87\n"
+          "10,cf-prox,0,test_loss,0.015\n10,cf-prox,0,test_accuracy,0.89\n");
+    write("spec.json", R"({"name": "cf-fashion-mnist", "task": {"kind": "fashion-mnist"},
+        "methods": [{"name": "ce", "label": "ce"}, {"name": "cf-prox", "label": "cf-prox"}]})");
+    MainWindow window;
+    window.showMetric("test_loss");
+    ASSERT_TRUE(window.openRun(out.filePath("run"))) << window.statusText().toStdString();
+    liftlab::LossCurvePanel* curves = window.runView()->curves();
+    EXPECT_EQ(curves->metric(), QStringLiteral("test_accuracy"));
+    EXPECT_EQ(curves->axisLabel(), QStringLiteral("test accuracy"));
+    window.showMetric("test_loss");
+    EXPECT_EQ(curves->metric(), QStringLiteral("test_loss"));
+    EXPECT_EQ(curves->axisLabel(),
+              QStringLiteral("test loss (cross-entropy for ce; squared error for cf-prox)"));
 }

@@ -64,3 +64,21 @@ TEST(ProgressPrinter, ElapsedCountsTrainingFromTheEndOfDataPreparation) {
     EXPECT_GE(second, first + 0.25) << out;
     EXPECT_NE(out.find("test lifter 20.1"), std::string::npos) << out;
 }
+
+// A classification run logs test_accuracy beside test_loss: the line shows the accuracies, which
+// compare ce with the squared-loss methods (their test_loss values are different losses).
+TEST(ProgressPrinter, ClassificationRunsShowTestAccuracy) {
+    std::FILE* f = std::tmpfile();
+    ASSERT_NE(f, nullptr);
+    liftlab::cli::ProgressPrinter printer(f);
+    liftlab::ProgressUpdate u = train_update(300, 3000, 0.35);
+    u.points.push_back({300, "lifter", 0, "test_accuracy", 0.8714});
+    u.points.push_back({300, "ce", 0, "test_loss", 0.41});
+    u.points.push_back({300, "ce", 0, "test_accuracy", 0.8536});
+    printer.update(u);
+    printer.finish();
+    const std::string out = contents(f);
+    std::fclose(f);
+    EXPECT_NE(out.find("test accuracy ce 0.854 | lifter 0.871"), std::string::npos) << out;
+    EXPECT_EQ(out.find("0.35"), std::string::npos) << out;
+}

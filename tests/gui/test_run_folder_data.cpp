@@ -5,8 +5,10 @@
 #include <QTemporaryDir>
 
 #include <fstream>
+#include <map>
 #include <string>
 
+#include "panel_feed.h"
 #include "run_folder_data.h"
 
 namespace {
@@ -35,4 +37,46 @@ TEST(RunFolderData, TitleNamesTheTargetOnlyForTaskKindsWithTargets) {
     const auto toy =
         liftlab::read_run_folder(folder_with(tmp, "cpflow-toy", "cpflow-toy", "2spirals"));
     EXPECT_EQ(toy.title, "cpflow-toy — 2spirals  (batch 32, 100 steps, 1 seed)");
+}
+
+// ce trains on cross-entropy, every other method on the squared error of one-hot targets: their
+// test_loss values are different quantities, and the curves' y label says which is which.
+TEST(RunFolderData, ClassificationRunsRecordEachMethodsTrainingLoss) {
+    QTemporaryDir tmp;
+    ASSERT_TRUE(tmp.isValid());
+    const std::string dir = tmp.filePath("fmnist").toStdString();
+    QDir().mkpath(QString::fromStdString(dir));
+    std::ofstream(dir + "/metrics.csv") << "step,method,seed,metric,value\n10,ce,0,test_loss,0.4\n";
+    std::ofstream(dir + "/spec.json") << R"({"name": "cf-fashion-mnist",
+        "task": {"kind": "fashion-mnist"}, "methods": [{"name": "ce", "label": "ce"},
+        {"name": "adam", "label": "adam"}, {"name": "cf-prox", "label": "prox-100"}]})";
+    const auto run = liftlab::read_run_folder(dir);
+    const std::map<std::string, std::string> expected = {
+        {"ce", "cross-entropy"}, {"adam", "squared error"}, {"prox-100", "squared error"}};
+    EXPECT_EQ(run.training_loss, expected);
+    EXPECT_TRUE(liftlab::mixedTrainingLosses(run.training_loss));
+    EXPECT_EQ(liftlab::curveAxisLabel("test_loss", run.training_loss),
+              "test loss (cross-entropy for ce; squared error for the others)");
+    EXPECT_EQ(liftlab::curveAxisLabel("train_loss", run.training_loss),
+              "train loss (cross-entropy for ce; squared error for the others)");
+    EXPECT_EQ(liftlab::curveAxisLabel("test_accuracy", run.training_loss), "test accuracy");
+
+    // One loss only (no ce), or not a classification task: the plain metric name.
+    const auto squared_only =
+        liftlab::classification_losses("fashion-mnist", {{"adam", "adam"}, {"cf-prox", "cf-prox"}});
+    EXPECT_EQ(squared_only.size(), 2u);
+    EXPECT_FALSE(liftlab::mixedTrainingLosses(squared_only));
+    EXPECT_EQ(liftlab::curveAxisLabel("test_loss", squared_only), "test loss");
+    EXPECT_TRUE(
+        liftlab::classification_losses("teacher-regression", {{"adam", "adam"}}).empty());
+    // Two ce-like methods against one squared-loss method: the larger group is "the others".
+    const std::map<std::string, std::string> two_ce = {
+        {"ce-a", "cross-entropy"}, {"ce-b", "cross-entropy"}, {"cf-prox", "squared error"}};
+    EXPECT_EQ(liftlab::curveAxisLabel("test_loss", two_ce),
+              "test loss (squared error for cf-prox; cross-entropy for the others)");
+    // One method each: both named.
+    const std::map<std::string, std::string> one_each = {{"ce", "cross-entropy"},
+                                                         {"cf-prox", "squared error"}};
+    EXPECT_EQ(liftlab::curveAxisLabel("test_loss", one_each),
+              "test loss (cross-entropy for ce; squared error for cf-prox)");
 }

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <functional>
 #include <memory>
+#include <tuple>
 
 #include "run_folder_info.h"
 #include "run_history_panel.h"
@@ -168,10 +169,50 @@ TEST(RunFolderInfo, ReadsAValidFolder) {
     EXPECT_NEAR(info.bestFinal.value("cf-prox"), 0.1, 1e-12);
     QString method;
     double loss = 0;
-    ASSERT_TRUE(liftlab::bestTestLoss(info, &method, &loss));
+    ASSERT_TRUE(liftlab::bestFinalResult(info, &method, &loss));
     EXPECT_EQ(method, "cf-prox");
     EXPECT_DOUBLE_EQ(loss, 0.1);
     EXPECT_TRUE(liftlab::looksLikeRunFolder(dir));
+}
+
+// A classification run (summary finals carry test_accuracy) is ranked by the highest mean
+// accuracy, not by test_loss: ce's cross-entropy is lower than nothing it could be compared with.
+TEST(RunFolderInfo, ClassificationRunsAreRankedByAccuracy) {
+    QTemporaryDir tmp;
+    ASSERT_TRUE(tmp.isValid());
+    const QString dir =
+        makeRun(tmp.path(), "cf-fashion-mnist-20261203-080000",
+                specJson("cf-fashion-mnist", "fashion-mnist", {"ce", "cf-prox"}, 2, 3000), "");
+    QJsonArray runs;
+    // (method, seed, test_loss, test_accuracy): ce has the lower loss, cf-prox the higher accuracy.
+    const QList<std::tuple<QString, int, double, double>> rows = {
+        {"ce", 0, 0.30, 0.89}, {"ce", 1, 0.32, 0.87}, {"cf-prox", 0, 0.015, 0.91},
+        {"cf-prox", 1, 0.016, 0.90}};
+    for (const auto& [m, seed, loss, acc] : rows)
+        runs.append(QJsonObject{{"method", m},
+                                {"seed", seed},
+                                {"status", "ok"},
+                                {"final", QJsonObject{{"test_loss", loss}, {"test_accuracy", acc}}}});
+    ASSERT_TRUE(writeJson(QDir(dir).filePath("summary.json"),
+                          QJsonObject{{"status", "ok"}, {"runs", runs}}));
+    const RunFolderInfo info = liftlab::readRunFolder(dir);
+    EXPECT_EQ(info.bestMetric, "test_accuracy");
+    EXPECT_NEAR(info.bestFinal.value("ce"), 0.88, 1e-12);
+    EXPECT_NEAR(info.bestFinal.value("cf-prox"), 0.905, 1e-12);
+    QString method;
+    double value = 0;
+    ASSERT_TRUE(liftlab::bestFinalResult(info, &method, &value));
+    EXPECT_EQ(method, "cf-prox");
+    EXPECT_NEAR(value, 0.905, 1e-12);
+
+    // The browser's row says so.
+    RunHistoryPanel panel;
+    panel.setRoot(tmp.path());
+    ASSERT_EQ(panel.runCount(), 1);
+    auto* tree = panel.findChild<QTreeWidget*>();
+    ASSERT_NE(tree, nullptr);
+    const QString best = tree->topLevelItem(0)->text(tree->columnCount() - 1);
+    EXPECT_EQ(best, "acc 0.905  cf-prox") << best.toStdString();
 }
 
 TEST(RunFolderInfo, BrokenOrMissingSpecIsInvalidWithAReadableError) {
@@ -237,7 +278,7 @@ TEST(RunFolderInfo, MissingOrBrokenSummaryIsIncomplete) {
     EXPECT_EQ(info.status, "incomplete");
     EXPECT_TRUE(info.error.isEmpty());
     EXPECT_TRUE(info.bestFinal.isEmpty());
-    EXPECT_FALSE(liftlab::bestTestLoss(info, nullptr, nullptr));
+    EXPECT_FALSE(liftlab::bestFinalResult(info, nullptr, nullptr));
     EXPECT_TRUE(liftlab::looksLikeRunFolder(dir));  // spec.json + metrics.csv
 
     ASSERT_TRUE(writeText(QDir(dir).filePath("summary.json"), "{\"status\": \"ok\", \"runs\": ["));
