@@ -100,6 +100,31 @@ void SweepPanel::addLine(const QString& method, const QVector<double>& x,
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void SweepPanel::addReferenceLine(const QString& name, const QVector<double>& x,
+                                  const QVector<double>& y) {
+    QVector<QPair<double, double>> points;
+    for (int i = 0; i < std::min(x.size(), y.size()); ++i) {
+        if (!std::isfinite(x[i]) || !std::isfinite(y[i])) continue;
+        if ((logX_ && x[i] <= 0) || (logY_ && y[i] <= 0)) continue;
+        points.push_back({x[i], y[i]});
+    }
+    std::sort(points.begin(), points.end());
+    QVector<double> xs, ys;
+    for (const auto& [px, py] : points) {
+        xs.push_back(px);
+        ys.push_back(py);
+        if (!xValues_.contains(px)) xValues_.push_back(px);
+    }
+    const QColor c(90, 90, 90);
+    QCPGraph* g = plot_->addGraph();
+    g->setName(name);
+    g->setPen(QPen(c, 1.5, Qt::DashLine));
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, c, c, 5));
+    g->setData(xs, ys, /*alreadySorted=*/true);
+    updateTicks();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void SweepPanel::updateTicks() {
     // Ticks at the swept values themselves: a batch sweep 2, 5, 20 reads as those numbers.
     QVector<double> ticks = xValues_;

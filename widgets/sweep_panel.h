@@ -27,6 +27,9 @@ public:
     // non-finite mean are skipped; the line connects the remaining ones in order of x.
     void addLine(const QString& method, const QVector<double>& x, const QVector<double>& mean,
                  const QVector<double>& sd);
+    // A known value of the problem at each swept value (e.g. the Bayes rule's accuracy): a dashed
+    // grey line with small markers, in the legend as `name`, no error bars.
+    void addReferenceLine(const QString& name, const QVector<double>& x, const QVector<double>& y);
 
     void clear() override;
     int seriesCount() const;

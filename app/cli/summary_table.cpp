@@ -17,6 +17,7 @@ namespace {
 
 // Columns shown when present, most telling first.
 const std::vector<std::string> kMetricOrder = {"test_loss",      "test_accuracy",
+                                               "bayes_accuracy",
                                                "test_rel_l2",    "tv",
                                                "tv_se",          "log_z",
                                                "log_z_se",       "ess_fraction",

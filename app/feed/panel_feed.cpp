@@ -285,6 +285,24 @@ int feedSweep(SweepPanel& panel, const RunFolderData& run, const std::string& me
         panel.addLine(QString::fromStdString(method), x, mean, sd);
         ++n;
     }
+    // The problem's ceiling where the run recorded one (class-mixture: the Bayes rule's test
+    // accuracy, the same for every method at a sweep value).
+    if (metric == "test_accuracy" && n > 0) {
+        std::map<double, double> ceiling;
+        for (const auto& [method, by_value] : run.sweep)
+            for (const auto& [value, finals] : by_value)
+                if (auto it = finals.find("bayes_accuracy");
+                    it != finals.end() && !it->second.empty())
+                    ceiling.emplace(value, it->second.front());
+        if (!ceiling.empty()) {
+            QVector<double> x, y;
+            for (const auto& [value, acc] : ceiling) {
+                x.push_back(value);
+                y.push_back(acc);
+            }
+            panel.addReferenceLine(QStringLiteral("Bayes rule (ceiling)"), x, y);
+        }
+    }
     panel.setCaption(n > 0 ? QString::fromStdString(sweepCaption(run)) : QString());
     panel.rescale();
     return n;

@@ -43,10 +43,15 @@ double nearest_centre_accuracy(const torch::Tensor& latents, const torch::Tensor
 Dataset make_class_mixture(const TaskSpec& task) {
     const ClassMixture m = draw_class_mixture(task);
     const auto x = m.inputs.to(torch::kFloat32);
-    return classification_dataset(
+    auto data = classification_dataset(
         x.narrow(0, 0, task.n_train).contiguous(), m.labels.narrow(0, 0, task.n_train).contiguous(),
         x.narrow(0, task.n_train, task.n_test).contiguous(),
         m.labels.narrow(0, task.n_train, task.n_test).contiguous(), task.output_dim);
+    // The ceiling on these test rows: the nearest-centre (Bayes) rule on their latents.
+    data.reference["bayes_accuracy"] =
+        nearest_centre_accuracy(m.latents.narrow(0, task.n_train, task.n_test),
+                                m.labels.narrow(0, task.n_train, task.n_test), m.centres);
+    return data;
 }
 
 }  // namespace liftlab

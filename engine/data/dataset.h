@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +19,9 @@ struct Dataset {
     torch::Tensor labels_train, labels_test;
     int64_t num_classes = 0;
     std::vector<std::string> input_names, target_names;  // may be empty for generated data
+    // Known values of the problem, written beside every run's final metrics (summary.json), e.g.
+    // bayes_accuracy: the Bayes rule's accuracy on the test rows (class-mixture), the ceiling.
+    std::map<std::string, double> reference;
 
     bool classification() const { return num_classes > 0; }
     int64_t input_dim() const { return x_train.size(1); }

@@ -343,6 +343,10 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
 }
 
 void SeedRun::log_final_diagnostics(int step) {
+    // The problem's known values (the Bayes ceiling) beside each method's final metrics.
+    for (auto& s : slots_)
+        if (s.active)
+            for (const auto& [k, v] : data_.reference) s.summary.final_metrics[k] = v;
     // Diagnostics of the final iterate (σ²_Jac, dwell statistics).
     for (auto& s : slots_) {
         if (!s.active || !s.density) continue;

@@ -116,6 +116,11 @@ TEST(ClassMixture, DataSetHasOneHotTargetsOfItsLabels) {
     EXPECT_TRUE(torch::equal(d.y_test.sum(1), torch::ones({80})));
     const auto m = liftlab::draw_class_mixture(task);
     EXPECT_TRUE(torch::equal(d.x_test, m.inputs.narrow(0, 200, 80).to(torch::kFloat32)));
+    // The ceiling it carries: the nearest-centre rule on the test rows' latents.
+    ASSERT_EQ(d.reference.count("bayes_accuracy"), 1u);
+    EXPECT_DOUBLE_EQ(d.reference.at("bayes_accuracy"),
+                     liftlab::nearest_centre_accuracy(m.latents.narrow(0, 200, 80),
+                                                      m.labels.narrow(0, 200, 80), m.centres));
 }
 
 TEST(ClassMixture, SpecNamesTheKeyOfABadTask) {
@@ -164,5 +169,8 @@ TEST(ClassMixture, EveryHeadLearnsFarAboveChance) {
         EXPECT_EQ(run.status, "ok") << run.method;
         EXPECT_GT(run.final_metrics.at("test_accuracy"), 0.7) << run.method;
         EXPECT_LE(run.final_metrics.at("test_accuracy"), 1.0) << run.method;
+        // The ceiling is reported beside every method's result.
+        ASSERT_EQ(run.final_metrics.count("bayes_accuracy"), 1u) << run.method;
+        EXPECT_DOUBLE_EQ(run.final_metrics.at("bayes_accuracy"), ceiling) << run.method;
     }
 }

@@ -10,6 +10,7 @@
 
 #include "panel_feed.h"
 #include "run_folder_data.h"
+#include "sweep_panel.h"
 
 namespace {
 
@@ -79,4 +80,32 @@ TEST(RunFolderData, ClassificationRunsRecordEachMethodsTrainingLoss) {
                                                          {"cf-prox", "squared error"}};
     EXPECT_EQ(liftlab::curveAxisLabel("test_loss", one_each),
               "test loss (cross-entropy for ce; squared error for cf-prox)");
+}
+
+// A class-count sweep records the Bayes ceiling (bayes_accuracy) beside every method's final
+// metrics; the accuracy sweep figure draws it as a reference line at each swept value.
+TEST(RunFolderData, SweepFigureDrawsTheRecordedCeiling) {
+    QTemporaryDir tmp;
+    ASSERT_TRUE(tmp.isValid());
+    const std::string dir = tmp.filePath("sweep").toStdString();
+    QDir().mkpath(QString::fromStdString(dir));
+    std::ofstream(dir + "/metrics.csv") << "step,method,seed,metric,value\n"
+                                        << "10,ce@task.output_dim=10,0,test_accuracy,0.99\n";
+    std::ofstream(dir + "/spec.json") << R"({"name": "cf-class-count-sweep",
+        "task": {"kind": "class-mixture"}, "methods": [{"name": "ce", "label": "ce"}],
+        "sweep": {"key": "task.output_dim", "values": [10, 1000]}})";
+    std::ofstream(dir + "/summary.json") << R"({"status": "ok", "runs": [
+        {"method": "ce@task.output_dim=10", "seed": 0, "status": "ok", "sweep_value": 10,
+         "final": {"test_accuracy": 0.99, "bayes_accuracy": 0.999}},
+        {"method": "ce@task.output_dim=1000", "seed": 0, "status": "ok", "sweep_value": 1000,
+         "final": {"test_accuracy": 0.77, "bayes_accuracy": 0.935}}]})";
+    const auto run = liftlab::read_run_folder(dir);
+    liftlab::SweepPanel panel;
+    EXPECT_EQ(liftlab::feedSweep(panel, run, "test_accuracy"), 1);  // methods drawn
+    EXPECT_EQ(panel.seriesCount(), 2);
+    EXPECT_EQ(panel.pointCount("Bayes rule (ceiling)"), 2);
+    // Not on other metrics' figures.
+    liftlab::SweepPanel loss;
+    liftlab::feedSweep(loss, run, "test_loss");
+    EXPECT_EQ(loss.pointCount("Bayes rule (ceiling)"), 0);
 }

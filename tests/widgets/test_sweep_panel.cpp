@@ -49,6 +49,23 @@ TEST(SweepPanel, LogAxesSkipNonPositiveAndNonFinitePoints) {
     EXPECT_DOUBLE_EQ(bars->data()->at(0).errorPlus, 2.0);
 }
 
+// A known value of the problem (the Bayes ceiling of a class-count sweep): a dashed line in x
+// order, in the legend, without error bars; its x values get ticks like the methods'.
+TEST(SweepPanel, ReferenceLineIsDashedSortedAndHasNoBars) {
+    SweepPanel panel;
+    panel.setAxes("task.output_dim", "final test accuracy", /*logX=*/true, /*logY=*/false);
+    panel.addLine("ce", {10, 100, 1000}, {0.995, 0.962, 0.769}, {0.001, 0.002, 0.01});
+    panel.addReferenceLine("Bayes rule (ceiling)", {1000, 10, kNaN}, {0.935, 0.999, 0.5});
+    EXPECT_EQ(panel.seriesCount(), 2);
+    EXPECT_EQ(panel.pointCount("Bayes rule (ceiling)"), 2);  // the NaN x is left out
+    auto* g = panel.plot()->graph(1);
+    EXPECT_EQ(g->pen().style(), Qt::DashLine);
+    EXPECT_DOUBLE_EQ(g->data()->at(0)->key, 10);
+    EXPECT_DOUBLE_EQ(g->data()->at(1)->value, 0.935);
+    EXPECT_EQ(panel.errorAt("Bayes rule (ceiling)", 0), -1);
+    EXPECT_EQ(panel.plot()->legend->itemCount(), 2);
+}
+
 TEST(SweepPanel, CaptionTitleClearAndExport) {
     QTemporaryDir dir;
     SweepPanel panel;
