@@ -6,7 +6,8 @@ namespace liftlab {
 
 namespace {
 
-constexpr double kWideDecades = 1.5;    // from here on, powers of ten alone are enough labels
+constexpr double kWideDecades = 3.0;    // from here on, powers of ten alone are enough labels
+constexpr double kHalfDecades = 2.0;    // from here on, 1-3 multiples (half decades)
 constexpr double kMediumDecades = 1.0;  // from here on, 1-2-3-5 multiples; below, 1…9 multiples
 
 }  // namespace
@@ -24,9 +25,12 @@ QVector<double> LogAxisTicker::createTickVector(double tickStep, const QCPRange&
     if (decades >= kWideDecades) return QCPAxisTickerLog::createTickVector(tickStep, range);
 
     decimalLabels_ = true;
+    static const QVector<double> kHalf = {1, 3};
     static const QVector<double> kFew = {1, 2, 3, 5};
     static const QVector<double> kMany = {1, 2, 3, 4, 5, 6, 7, 8, 9};
-    const QVector<double>& mantissas = decades >= kMediumDecades ? kFew : kMany;
+    const QVector<double>& mantissas = decades >= kHalfDecades     ? kHalf
+                                       : decades >= kMediumDecades ? kFew
+                                                                   : kMany;
     QVector<double> ticks;
     int inside = 0;
     const int first = static_cast<int>(std::floor(std::log10(range.lower)));
@@ -38,7 +42,7 @@ QVector<double> LogAxisTicker::createTickVector(double tickStep, const QCPRange&
             if (range.contains(t)) ++inside;
         }
     }
-    if (inside >= 2) return ticks;
+    if (inside >= 3) return ticks;
     // Very narrow: evenly spaced ticks read fine even on a log axis.
     return QCPAxisTicker::createTickVector(QCPAxisTicker::getTickStep(range), range);
 }

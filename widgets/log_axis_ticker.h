@@ -1,7 +1,8 @@
-// Ticks for a log axis that stay readable when the data spans less than a decade: QCustomPlot's
-// log ticker labels only powers of ten, so a loss between 0.12 and 0.6 would get one label or
-// none. Below 1.5 decades this ticker labels 1-2-3-5 (below one decade 1…9) multiples of powers of
-// ten in plain decimals; for narrower ranges still it falls back to linear ticks.
+// Ticks for a log axis that stay readable when the data spans few decades: QCustomPlot's log
+// ticker labels only powers of ten, so a loss between 0.12 and 0.6 would get one label or none,
+// and below 1.6 decades it turns linear (scientific labels, no tick at a power of ten). Below
+// 3 decades this ticker labels multiples of powers of ten in plain decimals — 1-3 from 2 decades,
+// 1-2-3-5 from 1, 1…9 below — and falls back to linear ticks only for ranges narrower still.
 #pragma once
 #include <qcustomplot.h>
 
