@@ -16,20 +16,16 @@ namespace liftlab::cli {
 namespace {
 
 // Columns shown when present, most telling first.
-const std::vector<std::string> kMetricOrder = {"test_loss",      "test_accuracy",
-                                               "bayes_accuracy",
-                                               "test_rel_l2",    "tv",
-                                               "tv_se",          "log_z",
-                                               "log_z_se",       "ess_fraction",
-                                               "proposal_nll",   "nonpositive_dets",
-                                               "sigma2_jac",     "sigma2_jac_null_sd",
-                                               "p_value",        "sigma2_jac_theta",
-                                               "p_value_theta",  "shoulder_occupancy",
-                                               "exit_rate",      "median_dwell",
-                                               "exits",          "censored_dwells",
-                                               "train_set_loss", "train_loss",
-                                               "kappa",          "eff_rank",
-                                               "time_s",         "solve_fraction"};
+// clang-format off
+const std::vector<std::string> kMetricOrder = {
+    "test_loss",        "test_accuracy",      "bayes_accuracy",   "test_rel_l2",
+    "tv",               "tv_se",              "log_z",            "log_z_se",
+    "ess_fraction",     "proposal_nll",       "nonpositive_dets", "sigma2_jac",
+    "sigma2_jac_null_sd", "p_value",          "sigma2_jac_theta", "p_value_theta",
+    "shoulder_occupancy", "exit_rate",        "median_dwell",     "exits",
+    "censored_dwells",  "train_set_loss",     "train_loss",       "kappa",
+    "eff_rank",         "time_s",             "solve_fraction"};
+// clang-format on
 
 std::string format_number(double v) {
     if (std::isnan(v)) return "–";

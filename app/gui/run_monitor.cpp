@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "live_curves.h"
-#include "panel_feed.h"
 #include "loss_curve_panel.h"
+#include "panel_feed.h"
 #include "run/run_folder_schema.h"
 #include "run_controls.h"
 #include "run_folder_data.h"
@@ -156,8 +156,8 @@ void RunMonitor::showOpened(std::shared_ptr<const RunFolderData> a,
                 p_.controls->addMetrics({QString::fromStdString(m)});
     if (!a->metrics.count(p_.curves->metric().toStdString())) p_.curves->setMetric(fallbackMetric);
     // A classification run whose methods train on different losses is compared on accuracy.
-    if (p_.curves->metric() == QLatin1String("test_loss") && mixedTrainingLosses(a->training_loss) &&
-        a->metrics.count("test_accuracy"))
+    if (p_.curves->metric() == QLatin1String("test_loss") &&
+        mixedTrainingLosses(a->training_loss) && a->metrics.count("test_accuracy"))
         p_.curves->setMetric(QStringLiteral("test_accuracy"));
     p_.controls->showMetric(p_.curves->metric());
     p_.curves->redraw();

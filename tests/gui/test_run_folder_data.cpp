@@ -68,8 +68,7 @@ TEST(RunFolderData, ClassificationRunsRecordEachMethodsTrainingLoss) {
     EXPECT_EQ(squared_only.size(), 2u);
     EXPECT_FALSE(liftlab::mixedTrainingLosses(squared_only));
     EXPECT_EQ(liftlab::curveAxisLabel("test_loss", squared_only), "test loss");
-    EXPECT_TRUE(
-        liftlab::classification_losses("teacher-regression", {{"adam", "adam"}}).empty());
+    EXPECT_TRUE(liftlab::classification_losses("teacher-regression", {{"adam", "adam"}}).empty());
     // Two ce-like methods against one squared-loss method: the larger group is "the others".
     const std::map<std::string, std::string> two_ce = {
         {"ce-a", "cross-entropy"}, {"ce-b", "cross-entropy"}, {"cf-prox", "squared error"}};

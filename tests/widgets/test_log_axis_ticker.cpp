@@ -27,8 +27,8 @@ TEST(LogAxisTicker, EveryPowerOfTenInsideTheRangeIsALabelledTick) {
                 if (!range.contains(p)) continue;
                 bool found = false;
                 for (double t : ticks) found = found || std::abs(t / p - 1) < 1e-9;
-                EXPECT_TRUE(found) << "no tick at 1e" << e << " on " << range.lower << " … "
-                                   << range.upper;
+                EXPECT_TRUE(found)
+                    << "no tick at 1e" << e << " on " << range.lower << " … " << range.upper;
             }
         }
     }

@@ -185,14 +185,16 @@ TEST(RunFolderInfo, ClassificationRunsAreRankedByAccuracy) {
                 specJson("cf-fashion-mnist", "fashion-mnist", {"ce", "cf-prox"}, 2, 3000), "");
     QJsonArray runs;
     // (method, seed, test_loss, test_accuracy): ce has the lower loss, cf-prox the higher accuracy.
-    const QList<std::tuple<QString, int, double, double>> rows = {
-        {"ce", 0, 0.30, 0.89}, {"ce", 1, 0.32, 0.87}, {"cf-prox", 0, 0.015, 0.91},
-        {"cf-prox", 1, 0.016, 0.90}};
+    const QList<std::tuple<QString, int, double, double>> rows = {{"ce", 0, 0.30, 0.89},
+                                                                  {"ce", 1, 0.32, 0.87},
+                                                                  {"cf-prox", 0, 0.015, 0.91},
+                                                                  {"cf-prox", 1, 0.016, 0.90}};
     for (const auto& [m, seed, loss, acc] : rows)
-        runs.append(QJsonObject{{"method", m},
-                                {"seed", seed},
-                                {"status", "ok"},
-                                {"final", QJsonObject{{"test_loss", loss}, {"test_accuracy", acc}}}});
+        runs.append(
+            QJsonObject{{"method", m},
+                        {"seed", seed},
+                        {"status", "ok"},
+                        {"final", QJsonObject{{"test_loss", loss}, {"test_accuracy", acc}}}});
     ASSERT_TRUE(writeJson(QDir(dir).filePath("summary.json"),
                           QJsonObject{{"status", "ok"}, {"runs", runs}}));
     const RunFolderInfo info = liftlab::readRunFolder(dir);
