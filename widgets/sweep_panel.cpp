@@ -193,7 +193,53 @@ void SweepPanel::rescale() {
         else
             axis->setRange(r.lower - 1, r.upper + 1);
     }
+    placeLegend();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void SweepPanel::placeLegend() {
+    // Where each line runs, in axis fractions (0…1, log where the axis is log): its points and
+    // nine samples along each segment between them.
+    auto fraction = [](const QCPAxis* axis, double v) {
+        const QCPRange r = axis->range();
+        if (axis->scaleType() == QCPAxis::stLogarithmic)
+            return v > 0 ? std::log(v / r.lower) / std::log(r.upper / r.lower) : -1.0;
+        return (v - r.lower) / r.size();
+    };
+    const Qt::Alignment corners[] = {Qt::AlignTop | Qt::AlignRight, Qt::AlignTop | Qt::AlignLeft,
+                                     Qt::AlignBottom | Qt::AlignRight,
+                                     Qt::AlignBottom | Qt::AlignLeft};
+    int counts[4] = {0, 0, 0, 0};
+    constexpr double kShare = 0.4;  // a corner: this share of the width and of the height
+    auto count = [&](double fx, double fy) {
+        for (int c = 0; c < 4; ++c) {
+            const bool right = corners[c] & Qt::AlignRight, top = corners[c] & Qt::AlignTop;
+            const bool inX = right ? fx > 1 - kShare : fx < kShare;
+            const bool inY = top ? fy > 1 - kShare : fy < kShare;
+            if (inX && inY) ++counts[c];
+        }
+    };
+    for (int k = 0; k < plot_->graphCount(); ++k) {
+        const auto* g = plot_->graph(k);
+        for (int i = 0; i < g->dataCount(); ++i) {
+            const double x1 = fraction(plot_->xAxis, g->data()->at(i)->key);
+            const double y1 = fraction(plot_->yAxis, g->data()->at(i)->value);
+            count(x1, y1);
+            if (i + 1 == g->dataCount()) continue;
+            const double x2 = fraction(plot_->xAxis, g->data()->at(i + 1)->key);
+            const double y2 = fraction(plot_->yAxis, g->data()->at(i + 1)->value);
+            for (int s = 1; s < 10; ++s)
+                count(x1 + (x2 - x1) * s / 10.0, y1 + (y2 - y1) * s / 10.0);
+        }
+    }
+    int best = 0;
+    for (int c = 1; c < 4; ++c)
+        if (counts[c] < counts[best]) best = c;
+    plot_->axisRect()->insetLayout()->setInsetAlignment(0, corners[best]);
+}
+
+Qt::Alignment SweepPanel::legendCorner() const {
+    return plot_->axisRect()->insetLayout()->insetAlignment(0);
 }
 
 }  // namespace liftlab

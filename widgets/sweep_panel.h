@@ -36,10 +36,14 @@ public:
     int pointCount(const QString& method) const;
     // The error bar (sd) drawn at the i-th point of a method (−1 when there is none).
     double errorAt(const QString& method, int i) const;
+    // Fits the axes to the lines and bars, and puts the legend in the corner the lines cross
+    // least (top right when there is a tie).
     void rescale();
+    Qt::Alignment legendCorner() const;
 
 private:
     void updateTicks();
+    void placeLegend();
 
     QCPTextElement* caption_ = nullptr;
     bool logX_ = false, logY_ = false;

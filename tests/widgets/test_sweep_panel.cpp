@@ -64,6 +64,19 @@ TEST(SweepPanel, ReferenceLineIsDashedSortedAndHasNoBars) {
     EXPECT_DOUBLE_EQ(g->data()->at(1)->value, 0.935);
     EXPECT_EQ(panel.errorAt("Bayes rule (ceiling)", 0), -1);
     EXPECT_EQ(panel.plot()->legend->itemCount(), 2);
+    // Accuracies near 1 on the left and top right: the legend goes to the empty bottom left.
+    panel.rescale();
+    EXPECT_EQ(panel.legendCorner(), Qt::AlignBottom | Qt::AlignLeft);
+}
+
+// Falling losses (high on the left, low on the right) leave the top right free: the legend stays
+// there.
+TEST(SweepPanel, LegendStaysTopRightWhenThatCornerIsFree) {
+    SweepPanel panel;
+    panel.setAxes("batch size", "final test loss", /*logX=*/true, /*logY=*/true);
+    panel.addLine("cf-prox", {4, 8, 32, 128}, {0.115, 0.086, 0.046, 0.0335}, {0, 0, 0, 0});
+    panel.rescale();
+    EXPECT_EQ(panel.legendCorner(), Qt::AlignTop | Qt::AlignRight);
 }
 
 TEST(SweepPanel, CaptionTitleClearAndExport) {
