@@ -366,7 +366,8 @@ void RunHistoryPanel::updateRow(QTreeWidgetItem* item, const RunFolderInfo& info
         item->setText(ColBest, accuracy ? tr("acc %1  %2").arg(lossText(value), best)
                                         : tr("%1  %2").arg(lossText(value), best));
         item->setIcon(ColBest, swatchIcon(methodColor(best)));
-        item->setData(ColBest, kSortRole, value);
+        // Ascending order lists the best first: lowest loss, highest accuracy (negated).
+        item->setData(ColBest, kSortRole, accuracy ? -value : value);
         // Every method, best first: the mean over seeds of the final value.
         QList<QPair<double, QString>> all;
         for (auto it = info.bestFinal.cbegin(); it != info.bestFinal.cend(); ++it)
