@@ -236,3 +236,26 @@ TEST(MainWindow, MixedLossClassificationRunOpensOnAccuracy) {
     EXPECT_EQ(curves->axisLabel(),
               QStringLiteral("test loss (cross-entropy for ce; squared error for cf-prox)"));
 }
+
+// Live: starting a classification run whose methods mix cross-entropy and squared loss switches
+// the curves to test accuracy; a regression run afterwards switches back to the test loss.
+TEST(MainWindow, LiveClassificationRunShowsAccuracyAndRegressionTheLossAgain) {
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    MainWindow window;
+    window.setOutputDir(out.path());
+    window.showMetric("test_loss");
+    ASSERT_TRUE(window.selectPreset("cf-class-count-sweep"));
+    window.setSteps(2);
+    window.startRun();
+    EXPECT_EQ(window.curvePanel()->metric(), QStringLiteral("test_accuracy"));
+    window.stopRun();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.session()->isRunning(); }, 120000));
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    window.setSteps(2);
+    window.startRun();
+    EXPECT_EQ(window.curvePanel()->metric(), QStringLiteral("test_loss"));
+    EXPECT_EQ(window.curvePanel()->axisLabel(), QStringLiteral("test loss"));
+    window.stopRun();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !window.session()->isRunning(); }, 120000));
+}
