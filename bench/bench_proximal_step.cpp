@@ -7,19 +7,61 @@
 //   W-first        the solve on the features of the step's own forward, then the θ step at the
 //                  new W (one forward pass; `step_order: w-first`), on the automatic path;
 //   fwd, solve     the prox step's two additions alone: the no-grad forward pass, and [Φ, 1] in
-//                  float64 plus the solve on the automatic path.
+//                  float64 plus the solve on the automatic path;
+//   gram, chol     the solve's two float64 kernels alone (LAPACK): the Gram (ΦᵀΦ, or ΦΦᵀ on
+//                  the Woodbury path) by dsyrk and its Cholesky factor by dpotrf;
+//   floor/grad     (grad + fwd + gram + chol) / grad: the backbone-first prox step's ratio if
+//                  everything but the forward and those two kernels cost nothing — the least
+//                  this order can reach with a float64 Gram on this machine's BLAS.
 // Adam is the trainers' (make_optimizer: the fused update) on both sides.
 // usage: liftlab-bench-prox THREADS [D N]   (D N: that one cell only, e.g. to profile it)
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
+#include "core/blas_lapack.h"
 #include "core/compute_threads.h"
 #include "lastlayer/proximal_solve.h"
 #include "nn/mlp_backbone.h"
 #include "training/optimizer_factory.h"
+
+namespace {
+
+// Seconds of the automatic path's two float64 kernels alone on features phi (n × d, float64,
+// contiguous): the Gram by dsyrk (n × n when n < d, else d × d) and dpotrf of it plus λI.
+// {0, 0} when the BLAS/LAPACK routines are not found (the solve then runs on LibTorch).
+std::pair<double, double> float64_kernels(const torch::Tensor& phi) {
+    const liftlab::BlasLapack* f = liftlab::blas_lapack();
+    if (f == nullptr) return {0.0, 0.0};
+    const int n = static_cast<int>(phi.size(0)), d = static_cast<int>(phi.size(1));
+    const bool woodbury = n < d;
+    const int m = woodbury ? n : d, k = woodbury ? d : n;
+    const double one = 1.0, zero = 0.0;
+    const double* p = phi.data_ptr<double>();
+    std::vector<double> gram(static_cast<size_t>(m) * m), factor(gram.size());
+    const auto syrk = [&] {
+        f->dsyrk("L", woodbury ? "T" : "N", &m, &k, &one, p, &d, &zero, gram.data(), &m, 1, 1);
+    };
+    const int calls = 50;
+    const double t_gram = liftlab::bench::median_seconds_per_call(syrk, calls, 5, 5);
+    for (int i = 0; i < m; ++i) gram[static_cast<size_t>(i) * m + i] += 1.0;
+    int info = 0;
+    const auto copy = [&] { std::copy(gram.begin(), gram.end(), factor.begin()); };
+    const double t_copy = liftlab::bench::median_seconds_per_call(copy, calls, 5, 5);
+    const double t_both = liftlab::bench::median_seconds_per_call(
+        [&] {
+            copy();
+            f->dpotrf("L", &m, factor.data(), &m, &info, 1);
+        },
+        calls, 5, 5);
+    return {t_gram, std::max(0.0, t_both - t_copy)};
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     const int threads = argc > 1 ? std::atoi(argv[1]) : 1;
@@ -31,9 +73,9 @@ int main(int argc, char** argv) {
     std::printf("threads=%d  backbone %lld-%lld-%lld-d, %lld outputs, lambda=%g\n", threads,
                 static_cast<long long>(kInput), static_cast<long long>(kHidden),
                 static_cast<long long>(kHidden), static_cast<long long>(kOutputs), kLambda);
-    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s %10s %10s\n", "d", "n", "grad_ms",
-                "prox_chol_ms", "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad",
-                "wfirst/grad", "fwd_ms", "solve_ms");
+    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s %10s %10s %9s %9s %11s\n", "d", "n",
+                "grad_ms", "prox_chol_ms", "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad",
+                "wfirst/grad", "fwd_ms", "solve_ms", "gram_ms", "chol_ms", "floor/grad");
     std::vector<int64_t> widths{64, 256, 1024}, batches{16, 128};
     if (argc > 3) {
         widths = {std::atoll(argv[2])};
@@ -110,10 +152,14 @@ int main(int argc, char** argv) {
                 },
                 calls, 5, 10);
 
+            const auto [gram, chol] = float64_kernels(liftlab::bias_column_f64(feats_now));
+
             std::printf(
-                "%6lld %5lld %12.3f %14.3f %14.3f %12.3f %10.2f %10.2f %12.2f %10.3f %10.3f\n",
+                "%6lld %5lld %12.3f %14.3f %14.3f %12.3f %10.2f %10.2f %12.2f %10.3f %10.3f %9.3f "
+                "%9.3f %11.2f\n",
                 static_cast<long long>(d), static_cast<long long>(n), 1e3 * g, 1e3 * c, 1e3 * wb,
-                1e3 * wfirst, c / g, wb / g, wfirst / g, 1e3 * fwd, 1e3 * solve);
+                1e3 * wfirst, c / g, wb / g, wfirst / g, 1e3 * fwd, 1e3 * solve, 1e3 * gram,
+                1e3 * chol, (g + fwd + gram + chol) / g);
         }
     }
     return 0;

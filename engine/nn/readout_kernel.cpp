@@ -9,9 +9,13 @@ namespace {
 constexpr int kLanes = 8;  // independent partial sums per row: vectorisable without reordering
 }
 
-void readout_forward(const float* __restrict W, const float* __restrict h,
-                     const float* __restrict bias, float* __restrict y, int64_t rows,
-                     int64_t cols) {
+// One clone per instruction set, compiled without contraction (-ffp-contract=off): the same
+// eight partial sums in the same order in every clone, so the same bits.
+#define LIFTLAB_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+
+LIFTLAB_CLONES void readout_forward(const float* __restrict W, const float* __restrict h,
+                                    const float* __restrict bias, float* __restrict y, int64_t rows,
+                                    int64_t cols) {
     const int64_t body = cols - cols % kLanes;
     for (int64_t i = 0; i < rows; ++i) {
         const float* __restrict w = W + i * cols;
@@ -24,8 +28,8 @@ void readout_forward(const float* __restrict W, const float* __restrict h,
     }
 }
 
-void readout_backward_code(const float* __restrict W, const float* __restrict g,
-                           float* __restrict gh, int64_t rows, int64_t cols) {
+LIFTLAB_CLONES void readout_backward_code(const float* __restrict W, const float* __restrict g,
+                                          float* __restrict gh, int64_t rows, int64_t cols) {
     std::vector<float> acc(static_cast<size_t>(cols), 0.0f);
     float* __restrict a = acc.data();
     for (int64_t i = 0; i < rows; ++i) {

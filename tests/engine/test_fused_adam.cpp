@@ -2,6 +2,9 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cmath>
+
+#include "training/adam_kernel.h"
 #include "training/fused_adam.h"
 #include "training/optimizer_factory.h"
 
@@ -165,4 +168,59 @@ TEST(FusedAdam, OptimizerFaceMatchesTorchAdam) {
     auto strided = torch::randn({4, 4}, torch::kFloat64).t().requires_grad_();
     auto fallback = liftlab::make_optimizer("adam", 1e-2, 0.0, {strided});
     EXPECT_NE(dynamic_cast<torch::optim::Adam*>(fallback.get()), nullptr);
+}
+
+// The Adam kernel runs whichever instruction-set clone the processor allows (AVX-512, AVX2 or
+// the portable one). Each is compiled without contraction, so each must give exactly the bits
+// of the plain scalar update below (no fused multiply–add: this file's baseline target has
+// none): bit-for-bit, float32, with a tail that no vector width divides.
+TEST(AdamKernel, EveryInstructionSetCloneGivesThePortableBits) {
+    torch::manual_seed(5);
+    liftlab::AdamCoefficients k;
+    k.clip = 0.7;
+    k.step_size = 1e-3 / (1 - 0.9 * 0.9);
+    k.inv_sqrt_bc2 = 1 / std::sqrt(1 - 0.999 * 0.999);
+    const float c = static_cast<float>(k.clip), b1 = 0.9f, b2 = 0.999f,
+                step = static_cast<float>(k.step_size), inv = static_cast<float>(k.inv_sqrt_bc2),
+                eps = 1e-8f, a1 = 1.0f - b1, a2 = 1.0f - b2;
+    const auto reference = [&](float& p, float& m, float& v, float g) {
+        const float gc = g * c;
+        const float mi = m * b1 + a1 * gc;
+        const float vi = v * b2 + a2 * gc * gc;
+        m = mi;
+        v = vi;
+        p -= step * (mi / (std::sqrt(vi) * inv + eps));
+    };
+    const int64_t rows = 37, cols = 99, n = rows * cols;
+    const auto p0 = torch::randn({n}), m0 = 0.1 * torch::randn({n}), v0 = torch::rand({n});
+    const auto g = torch::randn({n}), gr = torch::randn({2 * rows}), hc = torch::randn({2 * cols});
+    // Dense gradient.
+    auto p = p0.clone(), m = m0.clone(), v = v0.clone();
+    liftlab::adam_update(p.data_ptr<float>(), m.data_ptr<float>(), v.data_ptr<float>(),
+                         g.data_ptr<float>(), n, k);
+    auto pr = p0.clone(), mr = m0.clone(), vr = v0.clone();
+    for (int64_t i = 0; i < n; ++i)
+        reference(pr.data_ptr<float>()[i], mr.data_ptr<float>()[i], vr.data_ptr<float>()[i],
+                  g.data_ptr<float>()[i]);
+    EXPECT_TRUE(torch::equal(p, pr) && torch::equal(m, mr) && torch::equal(v, vr));
+    // Outer-product gradients, one term (the lifter's case) and two.
+    for (const int64_t terms : {1, 2}) {
+        auto po = p0.clone(), mo = m0.clone(), vo = v0.clone();
+        liftlab::adam_update_outer(po.data_ptr<float>(), mo.data_ptr<float>(), vo.data_ptr<float>(),
+                                   rows, cols, gr.data_ptr<float>(), hc.data_ptr<float>(), terms,
+                                   k);
+        auto pq = p0.clone(), mq = m0.clone(), vq = v0.clone();
+        const float* gv = gr.data_ptr<float>();
+        const float* hv = hc.data_ptr<float>();
+        for (int64_t i = 0; i < rows; ++i)
+            for (int64_t j = 0; j < cols; ++j) {
+                float gij = gv[i] * hv[j];
+                if (terms == 2) gij += gv[rows + i] * hv[cols + j];
+                const int64_t e = i * cols + j;
+                reference(pq.data_ptr<float>()[e], mq.data_ptr<float>()[e], vq.data_ptr<float>()[e],
+                          gij);
+            }
+        EXPECT_TRUE(torch::equal(po, pq) && torch::equal(mo, mq) && torch::equal(vo, vq))
+            << terms << " term(s)";
+    }
 }

@@ -12,6 +12,10 @@
 #include <string>
 #include <vector>
 
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
+
 #include "core/errors.h"
 #include "core/numeric.h"
 
@@ -31,6 +35,27 @@ inline constexpr double kStdErrors = 5.0;
 inline double normal_cdf(double x) {
     return 0.5 * std::erfc(-x / std::sqrt(2.0));
 }
+
+// Subnormal floats kept (neither flushed nor read as zero) on this thread while the object lives,
+// then the previous mode back. set_compute_threads turns flushing on for the whole process, so a
+// test about subnormal values states its mode instead of depending on which test ran before it
+// in the same process (ctest runs each test alone; the test binary run directly does not).
+// (x86 only: elsewhere a no-op.)
+class KeepSubnormals {
+public:
+#if defined(__SSE__)
+    KeepSubnormals() : previous_(_mm_getcsr()) { _mm_setcsr(previous_ & ~kFlushBits); }
+    ~KeepSubnormals() { _mm_setcsr(previous_); }
+#else
+    KeepSubnormals() = default;
+#endif
+    KeepSubnormals(const KeepSubnormals&) = delete;
+    KeepSubnormals& operator=(const KeepSubnormals&) = delete;
+
+private:
+    static constexpr unsigned kFlushBits = 0x8040;  // MXCSR: FTZ (bit 15) and DAZ (bit 6)
+    [[maybe_unused]] unsigned previous_ = 0;
+};
 
 // A fresh folder under the test binary's folder, removed when the object dies.
 class TempDir {

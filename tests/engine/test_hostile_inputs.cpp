@@ -250,6 +250,7 @@ TEST(HostileData, BatchLargerThanTheDataFailsBeforeAnyFolder) {
 }
 
 TEST(RunStoreWrites, MetricsReaderRangeChecksAndReadsSubnormals) {
+    const liftlab::test::KeepSubnormals subnormals;  // the values below include denormals
     TempDir dir;
     const auto ok = dir.write("m.csv",
                               "step,method,seed,metric,value\n"

@@ -465,3 +465,33 @@ TEST(ReadoutKernel, MatchesTheMatrixVectorProducts) {
     EXPECT_LT(relative_error(f64(y0), f64(w).mv(f64(h))), 1e-5);
     EXPECT_LT(relative_error(f64(gh), f64(w).t().mv(f64(g))), 1e-5);
 }
+
+// Whichever instruction-set clone runs, the readout kernels give the bits of the plain scalar
+// loops below: the same eight partial sums combined in the same order, no contraction.
+TEST(ReadoutKernel, EveryInstructionSetCloneGivesThePortableBits) {
+    torch::manual_seed(22);
+    const int64_t rows = 301, cols = 99;
+    const auto w = torch::randn({rows, cols}), h = torch::randn({cols}), b = torch::randn({rows});
+    const auto g = torch::randn({rows});
+    auto y = torch::empty({rows}), gh = torch::empty({cols});
+    liftlab::readout_forward(w.data_ptr<float>(), h.data_ptr<float>(), b.data_ptr<float>(),
+                             y.data_ptr<float>(), rows, cols);
+    liftlab::readout_backward_code(w.data_ptr<float>(), g.data_ptr<float>(), gh.data_ptr<float>(),
+                                   rows, cols);
+    const float* wv = w.data_ptr<float>();
+    const float* hv = h.data_ptr<float>();
+    auto yr = torch::empty({rows}), ghr = torch::zeros({cols});
+    for (int64_t i = 0; i < rows; ++i) {
+        float acc[8] = {};
+        const int64_t body = cols - cols % 8;
+        for (int64_t j = 0; j < body; j += 8)
+            for (int l = 0; l < 8; ++l) acc[l] += wv[i * cols + j + l] * hv[j + l];
+        float s = ((acc[0] + acc[4]) + (acc[1] + acc[5])) + ((acc[2] + acc[6]) + (acc[3] + acc[7]));
+        for (int64_t j = body; j < cols; ++j) s += wv[i * cols + j] * hv[j];
+        yr.data_ptr<float>()[i] = b.data_ptr<float>()[i] + s;
+        for (int64_t j = 0; j < cols; ++j)
+            ghr.data_ptr<float>()[j] += g.data_ptr<float>()[i] * wv[i * cols + j];
+    }
+    EXPECT_TRUE(torch::equal(y, yr));
+    EXPECT_TRUE(torch::equal(gh, ghr));
+}

@@ -266,6 +266,7 @@ TEST(ShoulderMask, SoftplusThresholdIsExactlySigmoidFivePercent) {
 }
 
 TEST(ShoulderMask, ProjectedMeansExactlyZero) {
+    const liftlab::test::KeepSubnormals subnormals;  // the values below include denormals
     // pgd: only θ == 0 (−0 too); the smallest denormal and a value deep in the softplus shoulder
     // are not zero.
     const auto theta = torch::tensor({0.0, -0.0, 5e-324, 1e-300, 0.3, -3.0}, kF64);
