@@ -8,6 +8,7 @@
 #include <QDropEvent>
 #include <QFileInfo>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSplitter>
 #include <QStatusBar>
@@ -53,15 +54,21 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
 
     splitter_ = new QSplitter(Qt::Horizontal, this);
     auto* scroll = new QScrollArea(splitter_);
-    scroll->setWidget(buildSidePanel());
+    QWidget* side = buildSidePanel();
+    scroll->setWidget(side);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
-    scroll->setMinimumWidth(280);
     splitter_->addWidget(scroll);
     splitter_->addWidget(view_);
     splitter_->setStretchFactor(0, 0);
     splitter_->setStretchFactor(1, 1);
-    splitter_->setSizes({340, 1000});
+    // The side column is never narrower than the panel's own minimum beside a vertical scroll
+    // bar (a short window scrolls the form): no horizontal bar under it, whatever width a saved
+    // layout or a dragged splitter asks for.
+    const int sideWidth =
+        side->minimumSizeHint().width() + scroll->verticalScrollBar()->sizeHint().width();
+    scroll->setMinimumWidth(sideWidth);
+    splitter_->setSizes({std::max(340, sideWidth), 1000});
     setCentralWidget(splitter_);
 
     status_ = new RunStatusBar(statusBar());

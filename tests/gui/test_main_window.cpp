@@ -1,12 +1,16 @@
 // The main window driving real runs of the cf-regression preset: live curves, a prompt Stop,
 // and clear messages for a bad form.
 #include <gtest/gtest.h>
+#include <QApplication>
 #include <QCheckBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cstdio>
@@ -258,4 +262,29 @@ TEST(MainWindow, LiveClassificationRunShowsAccuracyAndRegressionTheLossAgain) {
     EXPECT_EQ(window.curvePanel()->axisLabel(), QStringLiteral("test loss"));
     window.stopRun();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.session()->isRunning(); }, 120000));
+}
+
+// The side panel (form and run controls) fits its column: no horizontal scroll bar under it,
+// whichever preset is picked (long descriptions wrap), at the first-run size and after the
+// splitter is dragged (or a saved layout asks) for a narrower column.
+TEST(MainWindow, SidePanelFitsItsColumnWithoutHorizontalScrolling) {
+    auto window = std::make_unique<MainWindow>();
+    window->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+    auto* side = window->findChild<QScrollArea*>();
+    ASSERT_NE(side, nullptr);
+    for (const char* preset :
+         {"cf-regression", "icnn-ebm-1d", "icnn-ebm-tabular", "cf-fashion-mnist"}) {
+        ASSERT_TRUE(window->selectPreset(preset)) << preset;
+        QApplication::processEvents();
+        EXPECT_FALSE(side->horizontalScrollBar()->isVisible())
+            << preset << ": panel needs " << side->widget()->minimumSizeHint().width()
+            << " px, column " << side->viewport()->width() << " px";
+    }
+    auto* splitter = qobject_cast<QSplitter*>(window->centralWidget());
+    ASSERT_NE(splitter, nullptr);
+    splitter->setSizes({150, 1250});
+    QApplication::processEvents();
+    EXPECT_FALSE(side->horizontalScrollBar()->isVisible())
+        << "column " << side->viewport()->width() << " px after a narrowing drag";
 }
