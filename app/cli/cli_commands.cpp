@@ -109,10 +109,21 @@ int command_run(const RunArgs& args) {
         return 2;
     }
     const bool lead = launch.rank == 0;  // only rank 0 prints, writes and draws
-    if (lead)
-        std::fprintf(stderr, "liftlab-cli: %s — %zu method(s) × %zu seed(s), %d steps, batch %d\n",
+    if (lead) {
+        // "batch 64", or for a sweep its key and values ("batch sizes 16, 64, 256").
+        std::string setting = "batch " + std::to_string(spec.batch_size);
+        if (!spec.sweep.key.empty()) {
+            std::string values;
+            for (const auto& v : spec.sweep.values)
+                values += (values.empty() ? "" : ", ") + v.dump();
+            setting = spec.sweep.key == "batch_size"
+                          ? "batch sizes " + values
+                          : setting + ", " + spec.sweep.key + " swept over " + values;
+        }
+        std::fprintf(stderr, "liftlab-cli: %s — %zu method(s) × %zu seed(s), %d steps, %s\n",
                      spec.name.c_str(), spec.methods.size(), spec.seeds.size(), spec.steps,
-                     spec.batch_size);
+                     setting.c_str());
+    }
     if (launch.distributed()) {
         std::fprintf(stderr, "liftlab-cli: rank %d of %d (%s), rendezvous at %s:%d\n", launch.rank,
                      launch.world_size, launch.source.c_str(), launch.master_addr.c_str(),

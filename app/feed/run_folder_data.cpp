@@ -167,9 +167,19 @@ RunFolderData read_run_folder(const std::string& dir) {
                                        ? string_of(spec["task"], "target", "")
                                        : std::string();
         const long long steps = int_of(spec, "steps", 0);
-        d.title = d.name + (target.empty() ? "" : " — " + target) + "  (batch " +
-                  std::to_string(b) + (steps > 0 ? ", " + std::to_string(steps) + " steps" : "") +
-                  ", " + std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
+        // A sweep over the batch size names the swept sizes ("batch 16/64/256"), not the base.
+        std::string batch = std::to_string(b);
+        if (spec.contains("sweep") && string_of(spec["sweep"], "key", "") == "batch_size" &&
+            spec["sweep"].contains("values") && spec["sweep"]["values"].is_array()) {
+            std::string swept;
+            for (const auto& v : spec["sweep"]["values"])
+                if (v.is_number_integer())
+                    swept += (swept.empty() ? "" : "/") + std::to_string(v.get<long long>());
+            if (!swept.empty()) batch = swept;
+        }
+        d.title = d.name + (target.empty() ? "" : " — " + target) + "  (batch " + batch +
+                  (steps > 0 ? ", " + std::to_string(steps) + " steps" : "") + ", " +
+                  std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
         if (spec.contains("task")) d.task_kind = string_of(spec["task"], "kind", "");
         d.batch_size = static_cast<int>(b);
         d.steps = static_cast<int>(int_of(spec, "steps", 0));

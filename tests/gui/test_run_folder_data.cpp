@@ -40,6 +40,30 @@ TEST(RunFolderData, TitleNamesTheTargetOnlyForTaskKindsWithTargets) {
     EXPECT_EQ(toy.title, "cpflow-toy — 2spirals  (batch 32, 100 steps, 1 seed)");
 }
 
+// A batch-size sweep's title names the swept sizes, not the spec's base batch; a sweep over
+// anything else keeps the one batch size every cell trains with.
+TEST(RunFolderData, BatchSweepTitleNamesTheSweptSizes) {
+    QTemporaryDir tmp;
+    ASSERT_TRUE(tmp.isValid());
+    const auto write = [&](const std::string& name, const std::string& sweep) {
+        const std::string dir = tmp.filePath(QString::fromStdString(name)).toStdString();
+        QDir().mkpath(QString::fromStdString(dir));
+        std::ofstream(dir + "/metrics.csv") << "step,method,seed,metric,value\n";
+        std::ofstream(dir + "/spec.json")
+            << R"({"name": ")" << name << R"(", "task": {"kind": "fashion-mnist"},)"
+            << R"( "batch_size": 64, "steps": 3000, "seeds": [0, 1, 2], "sweep": )" << sweep << "}";
+        return dir;
+    };
+    EXPECT_EQ(liftlab::read_run_folder(write("cf-fmnist-batch-sweep",
+                                             R"({"key": "batch_size", "values": [16, 64, 256]})"))
+                  .title,
+              "cf-fmnist-batch-sweep  (batch 16/64/256, 3000 steps, 3 seeds)");
+    EXPECT_EQ(liftlab::read_run_folder(
+                  write("cf-class-count-sweep", R"({"key": "task.classes", "values": [10, 100]})"))
+                  .title,
+              "cf-class-count-sweep  (batch 64, 3000 steps, 3 seeds)");
+}
+
 // ce trains on cross-entropy, every other method on the squared error of one-hot targets: their
 // test_loss values are different quantities, and the curves' y label says which is which.
 TEST(RunFolderData, ClassificationRunsRecordEachMethodsTrainingLoss) {
