@@ -175,16 +175,18 @@ QWidget* ExperimentForm::buildOutputBox() {
 }
 
 QWidget* ExperimentForm::buildAllSettingsBox() {
-    auto* box = new QGroupBox(tr("All settings"), this);
-    box->setCheckable(true);
-    box->setChecked(false);
-    box->setToolTip(tr("Every setting of the preset, editable; applied over the fields above"));
+    // A check box that opens the editor below it (closed: the line alone, no empty frame).
+    auto* box = new QWidget(this);
     auto* layout = new QVBoxLayout(box);
+    layout->setContentsMargins(0, 0, 0, 0);
+    auto* toggle = new QCheckBox(tr("All settings"), box);
+    toggle->setToolTip(tr("Every setting of the preset, editable; applied over the fields above"));
     specEditor_ = new SpecEditor(box);
     specEditor_->setMinimumHeight(220);
     specEditor_->setVisible(false);
+    layout->addWidget(toggle);
     layout->addWidget(specEditor_);
-    connect(box, &QGroupBox::toggled, specEditor_, &QWidget::setVisible);
+    connect(toggle, &QCheckBox::toggled, specEditor_, &QWidget::setVisible);
     return box;
 }
 

@@ -20,6 +20,7 @@
 #include "loss_curve_panel.h"
 #include "main_window.h"
 #include "run_view.h"
+#include "spec_editor.h"
 #include "timing_panel.h"
 #include "training_session.h"
 
@@ -287,4 +288,20 @@ TEST(MainWindow, SidePanelFitsItsColumnWithoutHorizontalScrolling) {
     QApplication::processEvents();
     EXPECT_FALSE(side->horizontalScrollBar()->isVisible())
         << "column " << side->viewport()->width() << " px after a narrowing drag";
+}
+
+// "All settings" opens the spec editor under it and closes it again (closed: no empty frame).
+TEST(MainWindow, AllSettingsBoxOpensAndClosesTheSpecEditor) {
+    auto window = std::make_unique<MainWindow>();
+    window->show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(window.get()));
+    QCheckBox* toggle = nullptr;
+    for (auto* box : window->findChildren<QCheckBox*>())
+        if (box->text() == QStringLiteral("All settings")) toggle = box;
+    ASSERT_NE(toggle, nullptr);
+    EXPECT_FALSE(window->specEditor()->isVisible());
+    toggle->setChecked(true);
+    EXPECT_TRUE(window->specEditor()->isVisible());
+    toggle->setChecked(false);
+    EXPECT_FALSE(window->specEditor()->isVisible());
 }
