@@ -71,6 +71,7 @@ void TimingPanel::redraw() {
     QVector<double> keys, rest, solve, totals, errors;
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
     double top = 0;
+    bool anySolve = false;
     for (int i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
         keys << i;
@@ -80,7 +81,13 @@ void TimingPanel::redraw() {
         errors << std::max(r.sd, 0.0);
         ticker->addTick(i, r.method);
         top = std::max(top, r.ms + std::max(r.sd, 0.0));
+        anySolve = anySolve || r.solve > 0;
     }
+    // The solve's legend entry only where some method has one (not for ICNN or SGD-only runs).
+    if (anySolve)
+        solve_->addToLegend();
+    else
+        solve_->removeFromLegend();
     rest_->setData(keys, rest, /*alreadySorted=*/true);
     solve_->setData(keys, solve, /*alreadySorted=*/true);
     total_->setData(keys, totals, /*alreadySorted=*/true);

@@ -128,12 +128,20 @@ int main(int argc, char** argv) {
     if (parser.isSet(outOpt)) window.setOutputDir(parser.value(outOpt));
     int tab = -1;
     if (parser.isSet(tabOpt)) {
-        for (int i = 0; i < window.runView()->tabCount(); ++i)
-            if (window.runView()->tabKey(i) == parser.value(tabOpt)) tab = i;
+        // A tab by its key ("timing", the name of its exported file) or by the title it shows
+        // ("Cost", "escape dynamics"), case and spaces aside.
+        const auto simple = [](QString s) { return s.toLower().remove(QLatin1Char(' ')); };
+        const QString wanted = simple(parser.value(tabOpt));
+        const liftlab::RunView* view = window.runView();
+        for (int i = 0; i < view->tabCount() && tab < 0; ++i)
+            if (simple(view->tabKey(i)) == wanted || simple(view->tabText(i)) == wanted) tab = i;
         if (tab < 0) {
             QStringList keys;
-            for (int i = 0; i < window.runView()->tabCount(); ++i)
-                keys << window.runView()->tabKey(i);
+            for (int i = 0; i < view->tabCount(); ++i)
+                keys << (simple(view->tabText(i)) == view->tabKey(i)
+                             ? view->tabKey(i)
+                             : view->tabKey(i) + QStringLiteral(" (") + view->tabText(i) +
+                                   QStringLiteral(")"));
             std::fprintf(stderr, "liftlab: --tab must be one of %s\n",
                          qPrintable(keys.join(QStringLiteral(", "))));
             return 2;

@@ -46,3 +46,19 @@ TEST(TimingPanel, ReplacesIgnoresBadValuesClearsAndExports) {
     panel.clear();
     EXPECT_EQ(panel.barCount(), 0);
 }
+
+// The legend names the closed-form solve only when some bar has one.
+TEST(TimingPanel, LegendNamesTheSolveOnlyWhenAMethodHasOne) {
+    TimingPanel panel;
+    QCustomPlot* plot = panel.plot();
+    auto* solve = plot->plottable(1);
+    panel.setCost(QStringLiteral("lifter"), 5.0, 0.3, NAN);
+    panel.setCost(QStringLiteral("softplus"), 2.4, 0.2, 0);
+    EXPECT_FALSE(plot->legend->hasItemWithPlottable(solve));
+    EXPECT_EQ(plot->legend->itemCount(), 1);
+    panel.setCost(QStringLiteral("cf-prox"), 4.0, 0.2, 0.25);
+    EXPECT_TRUE(plot->legend->hasItemWithPlottable(solve));
+    EXPECT_EQ(plot->legend->itemCount(), 2);
+    panel.clear();
+    EXPECT_FALSE(plot->legend->hasItemWithPlottable(solve));
+}
