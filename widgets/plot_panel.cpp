@@ -14,6 +14,22 @@ PlotPanel::PlotPanel(QWidget* parent, QSize minimum)
     layout->addWidget(plot_);
     setMinimumSize(minimum);
     applyLabStyle(plot_);
+    connect(plot_, &QCustomPlot::beforeReplot, this, &PlotPanel::hideEmptyLegend);
+}
+
+void PlotPanel::hideEmptyLegend() {
+    // An empty legend draws as a small empty box in its corner: hidden while it lists nothing,
+    // shown again (if it was shown) once a series is named in it.
+    QCPLegend* legend = plot_->legend;
+    if (!legend) return;
+    const bool empty = legend->itemCount() == 0;
+    if (empty && legend->visible()) {
+        legend->setVisible(false);
+        legendHiddenWhileEmpty_ = true;
+    } else if (!empty && legendHiddenWhileEmpty_) {
+        legend->setVisible(true);
+        legendHiddenWhileEmpty_ = false;
+    }
 }
 
 void PlotPanel::setTitle(const QString& title) {
@@ -37,8 +53,10 @@ void PlotPanel::setEmptyNote(const QString& note) {
         emptyNote_->position->setCoords(0.5, 0.5);
         emptyNote_->setColor(QColor(130, 130, 130));
         emptyNote_->setClipToAxisRect(false);
-        connect(plot_, &QCustomPlot::beforeReplot, this, &PlotPanel::updateEmptyNote);
+        // After the layout: the note wraps to the axis rect as this replot lays it out.
+        connect(plot_, &QCustomPlot::afterLayout, this, &PlotPanel::updateEmptyNote);
     }
+    noteText_ = note;
     emptyNote_->setText(note);
     updateEmptyNote();
     plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -50,6 +68,20 @@ void PlotPanel::updateEmptyNote() {
     for (int i = 0; i < plot_->plottableCount() && empty; ++i)
         if (const auto* data = plot_->plottable(i)->interface1D()) empty = data->dataCount() == 0;
     emptyNote_->setVisible(empty);
+    // Wrapped at word boundaries to the plot's inner width (a narrow side plot cut it off).
+    const int width = plot_->axisRect()->width() - 16;
+    const QFontMetrics metrics(emptyNote_->font());
+    QString wrapped, line;
+    for (const QString& word : noteText_.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && width > 0 && metrics.horizontalAdvance(candidate) > width) {
+            wrapped += line + QLatin1Char('\n');
+            line = word;
+        } else {
+            line = candidate;
+        }
+    }
+    emptyNote_->setText(wrapped + line);
 }
 
 void PlotPanel::setAxisLogScale(QCPAxis* axis, bool log) {

@@ -42,9 +42,12 @@ protected:
 
 private:
     void updateEmptyNote();
+    void hideEmptyLegend();
 
     QCPTextElement* title_ = nullptr;
     QCPItemText* emptyNote_ = nullptr;
+    QString noteText_;                     // the note as set (shown wrapped)
+    bool legendHiddenWhileEmpty_ = false;  // hideEmptyLegend() hid a shown legend
 };
 
 }  // namespace liftlab
