@@ -44,8 +44,12 @@ inline double normal_cdf(double x) {
 class KeepSubnormals {
 public:
 #if defined(__SSE__)
-    KeepSubnormals() : previous_(_mm_getcsr()) { _mm_setcsr(previous_ & ~kFlushBits); }
-    ~KeepSubnormals() { _mm_setcsr(previous_); }
+    KeepSubnormals() : previous_(_mm_getcsr()) {
+        _mm_setcsr(previous_ & ~kFlushBits);
+    }
+    ~KeepSubnormals() {
+        _mm_setcsr(previous_);
+    }
 #else
     KeepSubnormals() = default;
 #endif
