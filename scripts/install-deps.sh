@@ -8,7 +8,7 @@ packages=(
   qt6-base-dev qt6-svg-dev libqt6svg6 libqt6opengl6-dev
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev libgloo-dev libeigen3-dev libgtest-dev libgmock-dev libbenchmark-dev nlohmann-json3-dev
-  libopenblas0-pthread libopenblas-pthread-dev zlib1g-dev
+  libopenblas0-pthread libopenblas-pthread-dev zlib1g-dev libssl-dev
   dataset-fashion-mnist
   xvfb xauth fonts-dejavu-core
   python3-torch python3-numpy

@@ -22,6 +22,10 @@ torch::nn::Linear xavier_linear(int64_t in, int64_t out) {
 }  // namespace
 
 IcnnImpl::IcnnImpl(const IcnnOptions& options) : options_(options) {
+    if (options_.script()) {
+        build_from_script();
+        return;
+    }
     if (options_.input_dim() < 1 || options_.width() < 1 || options_.layers() < 1)
         throw std::invalid_argument("icnn: input_dim, width and layers must be positive");
     const int64_t d = options_.input_dim();
@@ -43,7 +47,37 @@ IcnnImpl::IcnnImpl(const IcnnOptions& options) : options_(options) {
         for (auto& p : free_parameters()) p.requires_grad_(false);
 }
 
+void IcnnImpl::build_from_script() {
+    auto& script = *options_.script();
+    if (script.input_dim() != options_.input_dim())
+        throw std::invalid_argument("icnn: the TorchScript ICNN was checked for " +
+                                    std::to_string(script.input_dim()) + "-D inputs, not " +
+                                    std::to_string(options_.input_dim()));
+    shapes_ = script.constrained_shapes();
+    free_shapes_ = script.free_shapes();
+    const auto& own = script.own_free();
+    for (size_t i = 0; i < own.size(); ++i) {
+        // A copy: the trainer's own tensors, whatever the module's slots hold between calls.
+        auto t = own[i].detach().clone();
+        if (!options_.start_from_file()) {
+            // The built-in template's init: Xavier weights, zero biases.
+            torch::NoGradGuard no_grad;
+            if (t.dim() >= 2)
+                torch::nn::init::xavier_uniform_(t);
+            else
+                t.zero_();
+        }
+        script_free_.push_back(register_parameter("script_free_" + std::to_string(i), t));
+    }
+    strategy_ = make_positivity(options_.strategy(), shapes_, free_shapes_, options_.input_dim());
+    register_module("positivity", strategy_);
+    if (options_.start_from_file()) strategy_->start_from(script.own_constrained());
+    if (strategy_->emits_free())
+        for (auto& p : script_free_) p.requires_grad_(false);
+}
+
 std::vector<torch::Tensor> IcnnImpl::free_parameters() const {
+    if (options_.script()) return script_free_;
     std::vector<torch::Tensor> out = {input_layer_->weight, input_layer_->bias};
     for (const auto& layer : skip_layers_) {
         out.push_back(layer->weight);
@@ -76,6 +110,15 @@ torch::Tensor IcnnImpl::energy_with_weights(const torch::Tensor& x,
     auto free = [&](size_t j) -> const torch::Tensor& {
         return weights.size() == nc ? own[j] : weights[nc + j];
     };
+    if (options_.script()) {
+        std::vector<torch::Tensor> constrained(weights.begin(), weights.begin() + nc), frees;
+        for (size_t j = 0; j < nf; ++j) frees.push_back(free(j));
+        try {
+            return options_.script()->energy(x, constrained, frees);
+        } catch (const std::runtime_error& e) {
+            throw std::runtime_error(options_.script()->path() + ": " + e.what());
+        }
+    }
     auto z = torch::softplus(F::linear(x, free(0), free(1)));
     for (size_t i = 0; i < skip_layers_.size(); ++i)
         z = torch::softplus(F::linear(z, weights[i]) +

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "icnn/positivity.h"
+#include "icnn/script_icnn.h"
 #include "methods/method_registry.h"
 
 namespace liftlab {
@@ -26,6 +27,12 @@ struct IcnnOptions {
     TORCH_ARG(int64_t, width) = 128;
     TORCH_ARG(int64_t, layers) = 3;  // number of hidden z layers L
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
+    // A user's TorchScript ICNN in place of the built-in formula (width and layers unused): its
+    // constrained and free parameters become the weight list; `start_from_file`: pgd and softplus
+    // start from its constrained values and its free tensors are trained from their values
+    // (false: re-initialised like the built-in template, from LibTorch's global generator).
+    TORCH_ARG(std::shared_ptr<TorchScriptIcnn>, script) = nullptr;
+    TORCH_ARG(bool, start_from_file) = true;
 };
 
 class IcnnImpl : public torch::nn::Module {
@@ -64,7 +71,8 @@ public:
     // Wz_1 … Wz_{L−1} (width × width), then w_out (1 × width).
     const std::vector<std::vector<int64_t>>& constrained_shapes() const { return shapes_; }
     // W_0 (width × d), b_0 (width), then Wx_i (width × d), b_i (width) for i = 1 … L−1, then
-    // w_x (1 × d): the template's free parameters, in this order.
+    // w_x (1 × d): the template's free parameters, in this order (a TorchScript ICNN: its
+    // unconstrained parameters, in the module's order).
     const std::vector<std::vector<int64_t>>& free_shapes() const { return free_shapes_; }
     std::vector<torch::Tensor> free_parameters() const;
     // The weight list the template alone gives (strategies that do not emit the free tensors):
@@ -76,12 +84,14 @@ public:
     static constexpr double kQuadratic = 0.02;  // c in (c/2)||x||²: strong convexity floor
 
 private:
+    void build_from_script();
     IcnnOptions options_;
     std::vector<std::vector<int64_t>> shapes_;
     std::vector<std::vector<int64_t>> free_shapes_;
     torch::nn::Linear input_layer_{nullptr};      // W_0, b_0
     std::vector<torch::nn::Linear> skip_layers_;  // Wx_i, b_i for i = 1 … L−1
     torch::Tensor w_x_;                           // 1 × d
+    std::vector<torch::Tensor> script_free_;      // a TorchScript ICNN's free tensors
     std::shared_ptr<PositivityStrategy> strategy_;
 };
 TORCH_MODULE(Icnn);

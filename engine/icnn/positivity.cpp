@@ -64,6 +64,11 @@ std::vector<torch::Tensor> PgdPositivity::pre_readout(const torch::Tensor& /*bat
     return theta_;
 }
 
+void PgdPositivity::start_from(const std::vector<torch::Tensor>& theta) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_.size(); ++i) theta_[i].copy_(theta.at(i).clamp_min(0.0));
+}
+
 void PgdPositivity::after_step() {
     torch::NoGradGuard no_grad;
     for (auto& t : theta_) t.clamp_min_(0.0);
@@ -72,7 +77,7 @@ void PgdPositivity::after_step() {
 // ---- softplus --------------------------------------------------------------------------------
 
 SoftplusPositivity::SoftplusPositivity(TensorShapes shapes, Init init)
-    : PositivityStrategy(std::move(shapes), {}) {
+    : PositivityStrategy(std::move(shapes), {}), init_(init) {
     for (size_t i = 0; i < shapes_.size(); ++i) {
         torch::Tensor t;
         if (init == Init::Constant) {
@@ -83,6 +88,14 @@ SoftplusPositivity::SoftplusPositivity(TensorShapes shapes, Init init)
         }
         theta_tilde_.push_back(register_parameter("theta_tilde_" + std::to_string(i), t));
     }
+}
+
+void SoftplusPositivity::start_from(const std::vector<torch::Tensor>& theta) {
+    if (init_ == Init::Constant) return;
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_tilde_.size(); ++i)
+        theta_tilde_[i].copy_(torch::log(
+            torch::expm1(theta.at(i).to(torch::kFloat32).clamp_min(kFoldedNormalFloor))));
 }
 
 std::vector<torch::Tensor> SoftplusPositivity::pre_readout(const torch::Tensor& /*batch*/) {

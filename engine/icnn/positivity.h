@@ -41,6 +41,11 @@ public:
     }
     // Called after every optimizer step (pgd projects; the others do nothing).
     virtual void after_step() {}
+    // Start from these constrained values θ (a TorchScript ICNN's own, icnn.init "file"): pgd
+    // takes max(θ, 0), softplus θ̃ = softplus⁻¹(max(θ, 10⁻⁶)) as for its folded-normal draw.
+    // The lifter family (every tensor emitted from its own init) and softplus-const (its
+    // constant is the point of the variant) keep their init.
+    virtual void start_from(const std::vector<torch::Tensor>& theta) {}
     // Only lifter-decoupled reads this: the independent batch X′ its body is conditioned on,
     // replacing the batch passed to pre_readout(). Set it before each call; others ignore it.
     virtual void set_independent_batch(const torch::Tensor& independent_batch) {}
@@ -78,6 +83,7 @@ public:
     explicit PgdPositivity(TensorShapes shapes);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void after_step() override;
+    void start_from(const std::vector<torch::Tensor>& theta) override;
     bool projected() const override { return true; }
 
 private:
@@ -93,8 +99,10 @@ public:
     enum class Init { FoldedNormal, Constant };
     SoftplusPositivity(TensorShapes shapes, Init init);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
+    void start_from(const std::vector<torch::Tensor>& theta) override;
 
 private:
+    Init init_;
     std::vector<torch::Tensor> theta_tilde_;
 };
 

@@ -5,11 +5,13 @@
 #include "nn/feature_backbone.h"
 #include "nn/fno1d.h"
 #include "nn/mlp_backbone.h"
+#include "nn/torchscript_backbone.h"
 #include "spec/experiment_spec.h"
 
 namespace liftlab {
 
 std::shared_ptr<FeatureBackbone> make_backbone(const BackboneSpec& spec, const Dataset& data) {
+    if (spec.kind == "torchscript") return load_torchscript_backbone(spec, data);
     if (spec.kind == "cnn") {
         if (data.x_train.dim() != 4 || data.x_train.size(2) != data.x_train.size(3))
             throw std::invalid_argument("cnn backbone needs square images n × c × h × w");

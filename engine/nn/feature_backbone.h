@@ -17,6 +17,8 @@ public:
     virtual int64_t feature_dim() const = 0;
     virtual void to(torch::Dtype dtype) = 0;
     virtual void to(const torch::Device& device) = 0;
+    // Training or evaluation mode (dropout, batch norm); the built-in backbones have neither.
+    virtual void set_training(bool on) {}
 };
 
 // Adapts a TORCH_MODULE holder whose forward() returns features.

@@ -22,6 +22,8 @@ public:
     explicit MlpBackboneImpl(const MlpBackboneOptions& options);
     torch::Tensor forward(torch::Tensor x);
     int64_t feature_dim() const { return options_.feature_dim(); }
+    const MlpBackboneOptions& options() const { return options_; }
+    const torch::nn::ModuleList& layers() const { return layers_; }
 
 private:
     torch::Tensor activate(const torch::Tensor& h) const;

@@ -22,6 +22,9 @@ inline constexpr const char* kTraces = "traces.csv";     // θ̃ coordinate trac
 inline constexpr const char* kDwells = "dwells.csv";     // readout-shoulder dwells (ICNN family)
 inline constexpr const char* kTrajectories = "trajectories";  // <label>_seed<k>.pt checkpoints
 inline constexpr const char* kFigures = "figures";            // the report's figures
+inline constexpr const char* kModels =
+    "models";  // <label>_seed<k>.pt: trained models (TorchScript)
+inline constexpr const char* kTestData = "models/test_data.pt";  // the test split (x, y, labels)
 
 // The header line of each CSV file (without its newline).
 inline constexpr const char* kMetricsColumns = "step,method,seed,metric,value";

@@ -8,6 +8,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <regex>
 #include <set>
 #include <thread>
 
@@ -118,6 +119,14 @@ void require(bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw SpecError(key, what);
 }
 
+// A recorded file hash: empty (not recorded) or 64 lower-case hexadecimal digits.
+bool is_sha256_text(const std::string& text) {
+    if (text.empty()) return true;
+    return text.size() == 64 && std::all_of(text.begin(), text.end(), [](char c) {
+               return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+           });
+}
+
 void require_one_of(const std::string& value, const std::vector<std::string>& allowed,
                     const std::string& key) {
     if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
@@ -196,7 +205,7 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     BackboneSpec b;
     ObjectReader r(j, "backbone");
     r.read("kind", b.kind);
-    require_one_of(b.kind, {"mlp", "fno1d", "cnn"}, r.key("kind"));
+    require_one_of(b.kind, {"mlp", "fno1d", "cnn", "torchscript"}, r.key("kind"));
     r.read("hidden", b.hidden);
     r.read("feature_dim", b.feature_dim);
     r.read("activation", b.activation);
@@ -204,7 +213,18 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     r.read("width", b.width);
     r.read("layers", b.layers);
     r.read("channels", b.channels);
+    r.read("script", b.script);
+    r.read("init", b.init);
+    r.read("script_sha256", b.script_sha256);
     r.finish();
+    require(b.kind != "torchscript" || !b.script.empty(), r.key("script"),
+            "is required for backbone.kind torchscript: the path of a TorchScript file "
+            "(torch.jit.script(model).save(path))");
+    require(b.kind == "torchscript" || b.script.empty(), r.key("script"),
+            "is only read with backbone.kind torchscript");
+    require_one_of(b.init, {"file", "reset"}, r.key("init"));
+    require(is_sha256_text(b.script_sha256), r.key("script_sha256"),
+            "must be empty or 64 lower-case hexadecimal digits");
     require(b.modes > 0, r.key("modes"), "must be positive");
     require(b.width > 0, r.key("width"), "must be positive");
     require(b.layers > 0, r.key("layers"), "must be positive");
@@ -247,7 +267,32 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("architecture", c.architecture);
     r.read("readout_fanin_scale", c.readout_fanin_scale);
     r.read("blocks", c.blocks);
+    r.read("script", c.script);
+    r.read("constrained", c.constrained);
+    r.read("constrained_regex", c.constrained_regex);
+    r.read("init", c.init);
+    r.read("script_sha256", c.script_sha256);
     r.finish();
+    if (!c.script.empty())
+        require(c.constrained.empty() != c.constrained_regex.empty(), r.key("constrained"),
+                "name the non-negative parameters of " + c.script +
+                    ": a list of names (icnn.constrained) or a regular expression "
+                    "(icnn.constrained_regex), one of the two");
+    else
+        require(c.constrained.empty() && c.constrained_regex.empty(), r.key("constrained"),
+                "is only read with icnn.script");
+    if (!c.constrained_regex.empty()) {
+        try {
+            std::regex check(c.constrained_regex);
+        } catch (const std::regex_error& e) {
+            throw SpecError(
+                r.key("constrained_regex"),
+                "'" + c.constrained_regex + "' is not a valid regular expression: " + e.what());
+        }
+    }
+    require_one_of(c.init, {"file", "reset"}, r.key("init"));
+    require(is_sha256_text(c.script_sha256), r.key("script_sha256"),
+            "must be empty or 64 lower-case hexadecimal digits");
     require_one_of(c.architecture, {"liftlab", "cpflow-published"}, r.key("architecture"));
     require(c.width > 0, r.key("width"), "must be positive");
     require(c.blocks >= 1, r.key("blocks"), "must be at least 1");
@@ -465,9 +510,29 @@ void check_task_fit(const ExperimentSpec& s) {
             "is only implemented for icnn.architecture cpflow-published");
     require(published || s.icnn.blocks == 1, "icnn.blocks",
             "is only used with icnn.architecture cpflow-published");
-    const std::string want_backbone = !kind.backbone.empty() ? kind.backbone
-                                      : kind.classification  ? s.backbone.kind
-                                                             : BackboneSpec{}.kind;
+    if (s.backbone.kind == "torchscript")
+        require(kind.family == TaskFamily::LastLayer, "backbone.kind",
+                "torchscript backbones train under the backbone + last-layer methods; task.kind " +
+                    kind.name + " has none (" + task_names([](const TaskKindInfo& t) {
+                        return t.family == TaskFamily::LastLayer;
+                    }) +
+                    " have)");
+    if (!s.icnn.script.empty()) {
+        require(kind.family == TaskFamily::Icnn && !published &&
+                    (s.task.kind == "icnn-ebm-1d" || s.task.kind == "icnn-ebm-nd"),
+                "icnn.script",
+                "a TorchScript ICNN is trained on the energy models: task.kind icnn-ebm-1d or "
+                "icnn-ebm-nd (icnn.architecture liftlab), not " +
+                    s.task.kind);
+        for (size_t i = 0; i < s.methods.size(); ++i)
+            require(!method_info(s.methods[i].name).wide, "methods[" + std::to_string(i) + "].name",
+                    s.methods[i].name +
+                        " widens the built-in ICNN; it has no meaning for a TorchScript ICNN");
+    }
+    const std::string want_backbone = s.backbone.kind == "torchscript" ? s.backbone.kind
+                                      : !kind.backbone.empty()         ? kind.backbone
+                                      : kind.classification            ? s.backbone.kind
+                                                                       : BackboneSpec{}.kind;
     if (!kind.backbone.empty() || s.backbone.kind == "fno1d")
         require(s.backbone.kind == want_backbone, "backbone.kind",
                 s.backbone.kind == "fno1d" && kind.backbone.empty()
@@ -502,6 +567,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("device", s.device);
     r.read("step_order", s.step_order);
     r.read("divergence_factor", s.divergence_factor);
+    r.read("export_models", s.export_models);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
@@ -578,7 +644,12 @@ nlohmann::json icnn_json(const IcnnSpec& c) {
             {"proposal_adapt_train", c.proposal_adapt_train},
             {"architecture", c.architecture},
             {"readout_fanin_scale", c.readout_fanin_scale},
-            {"blocks", c.blocks}};
+            {"blocks", c.blocks},
+            {"script", c.script},
+            {"constrained", c.constrained},
+            {"constrained_regex", c.constrained_regex},
+            {"init", c.init},
+            {"script_sha256", c.script_sha256}};
 }
 
 }  // namespace
@@ -603,7 +674,10 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"modes", s.backbone.modes},
               {"width", s.backbone.width},
               {"layers", s.backbone.layers},
-              {"channels", s.backbone.channels}}},
+              {"channels", s.backbone.channels},
+              {"script", s.backbone.script},
+              {"init", s.backbone.init},
+              {"script_sha256", s.backbone.script_sha256}}},
             {"optimizer",
              {{"kind", s.optimizer.kind},
               {"lr", s.optimizer.lr},
@@ -620,6 +694,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"device", s.device},
             {"step_order", s.step_order},
             {"divergence_factor", s.divergence_factor},
+            {"export_models", s.export_models},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
             {"diagnostics",
              {{"spectrum_every", s.diagnostics.spectrum_every},

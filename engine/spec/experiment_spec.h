@@ -68,7 +68,7 @@ struct TaskSpec {
 };
 
 struct BackboneSpec {
-    std::string kind = "mlp";  // mlp | fno1d | cnn
+    std::string kind = "mlp";  // mlp | fno1d | cnn | torchscript
     std::vector<int> hidden = {128, 128};
     int feature_dim = 64;             // d: width of the features fed to the last layer
     std::string activation = "tanh";  // tanh | relu | gelu
@@ -79,6 +79,12 @@ struct BackboneSpec {
     int layers = 4;
     // cnn: channels of the conv blocks (5x5 conv, ReLU, 2x2 max-pool), then a dense feature layer
     std::vector<int> channels = {16, 32};
+    // torchscript: the user's TorchScript module (nn/torchscript_backbone.h); init "file" starts
+    // every seed from the file's own weights, "reset" re-draws them from the seed. sha256: the
+    // file's, written into the resolved spec; when given, the file must still have it.
+    std::string script;
+    std::string init = "file";
+    std::string script_sha256;
 };
 
 // The input-convex network of the ICNN family and its loss (METHODS.md Part 2).
@@ -135,6 +141,18 @@ struct IcnnSpec {
     // cpflow-published lifter: the reference's readout_fanin_scale, W̃ = (Θ_E h)/d_h + b with
     // Θ_E ~ N(0, 1) (its CP-Flow figures' lifter); false: W̃ = Θ_E h + b, PyTorch's Linear init
     bool readout_fanin_scale = false;
+    // A user's TorchScript ICNN in place of the built-in one (icnn-ebm-1d / -nd;
+    // icnn/script_icnn.h): forward(x) → E(x) for x of n × d. Its non-negative parameters are named
+    // by `constrained` (dotted names) or matched by `constrained_regex` (std::regex, whole name);
+    // width and layers are then the file's. init "file": pgd and softplus start from the file's
+    // constrained values and every strategy but the lifter family trains the file's other tensors
+    // from their values; "reset": the built-in ICNN's init (folded normal / Xavier / zero biases)
+    // from the seed. The lifter family emits every tensor, so only the file's shapes matter to it.
+    std::string script;
+    std::vector<std::string> constrained;
+    std::string constrained_regex;
+    std::string init = "file";
+    std::string script_sha256;  // as backbone.script_sha256
 };
 
 struct OptimizerSpec {
@@ -186,6 +204,9 @@ struct ExperimentSpec {
     std::string step_order = "backbone-first";
     // Stop a method as diverged when its loss exceeds this multiple of its first logged loss.
     double divergence_factor = 1e6;
+    // Write each method's trained model as TorchScript (models/<label>_seed<k>.pt) and the test
+    // split (models/test_data.pt, when at most 16 MB) where the model has an export.
+    bool export_models = true;
     SweepSpec sweep;
     DiagnosticsSpec diagnostics;
 };

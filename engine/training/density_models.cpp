@@ -32,7 +32,14 @@ namespace {
 
 IcnnOptions icnn_options(const ExperimentSpec& spec, int64_t dim, const std::string& strategy,
                          int64_t width) {
-    return IcnnOptions(dim).width(width).layers(spec.icnn.layers).strategy(strategy);
+    auto o = IcnnOptions(dim).width(width).layers(spec.icnn.layers).strategy(strategy);
+    if (!spec.icnn.script.empty()) {
+        // Each trainer its own copy of the module (the parameter slots are swapped per call);
+        // the run checked it on the task's samples before any trainer was built.
+        o.script(TorchScriptIcnn::load(spec.icnn, dim, torch::zeros({2, dim})))
+            .start_from_file(spec.icnn.init == "file");
+    }
+    return o;
 }
 
 // icnn-ebm-1d: NLL = mean E(x) + log Z. The reported log Z and TV use the trapezoid rule on the

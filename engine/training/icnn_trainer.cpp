@@ -1,5 +1,7 @@
 #include "training/icnn_trainer.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -8,6 +10,7 @@
 #include "diagnostics/cross_covariance.h"
 #include "ebm/log_concave_targets.h"
 #include "ebm/quadrature.h"
+#include "export/model_export.h"
 #include "training/density_models.h"
 #include "training/fused_adam.h"
 #include "training/optimizer_factory.h"
@@ -58,6 +61,12 @@ void add_cross_covariances(const torch::Tensor& theta, bool slack,
     out["p_value_theta"] = fixed.p_value;
     out["sigma2_jac_theta_null_sd"] = fixed.null_sd;
 }
+
+constexpr std::uint64_t kChordStream = 0xC402D;  // the chords of the convexity check
+constexpr int64_t kChords = 2048;
+// A chord violates convexity when E at its interior point exceeds the chord by more than this
+// fraction of 1 + |E(a)| + |E(b)| (float32 energies agree with themselves to ~1e-6 of that).
+constexpr double kChordTolerance = 1e-4;
 
 // The first n entries of a weight list (the constrained ones).
 std::vector<torch::Tensor> first_n(const std::vector<torch::Tensor>& v, size_t n) {
@@ -223,6 +232,7 @@ double IcnnTrainer::step() {
 std::map<std::string, double> IcnnTrainer::evaluate_test() {
     torch::NoGradGuard no_grad;
     auto out = model_->evaluate(data_.x_test, icnn_->strategy().readout(reference_pre_readout()));
+    last_evaluation_ = out;
     if (shoulder_ && shoulder_->observations() > 0) {
         out["shoulder_occupancy"] = shoulder_->occupancy();
         out["exits"] = static_cast<double>(shoulder_->exits());
@@ -243,9 +253,33 @@ bool IcnnTrainer::parameters_finite() {
     return true;
 }
 
+void IcnnTrainer::add_chord_convexity(std::map<std::string, double>& out) {
+    // Reported, not assumed: a TorchScript ICNN's named constraints need not make it convex.
+    // Chords between random pairs of test samples, t ~ U(0, 1):
+    // gap = (E(t a + (1 − t) b) − t E(a) − (1 − t) E(b)) / (1 + |E(a)| + |E(b)|) ≤ 0 if convex.
+    torch::NoGradGuard no_grad;
+    const auto& x = data_.x_test;
+    if (x.dim() != 2 || x.size(0) < 2) return;
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed_ ^ kChordStream);
+    const auto a = x.index_select(0, torch::randint(x.size(0), {kChords}, gen, torch::kLong));
+    const auto b = x.index_select(0, torch::randint(x.size(0), {kChords}, gen, torch::kLong));
+    const auto t = torch::rand({kChords, 1}, gen, torch::kFloat32);
+    const auto weights = theta_weights();
+    auto energy = [&](const torch::Tensor& p) {
+        return icnn_->energy_with_weights(p, weights).to(torch::kFloat64);
+    };
+    const auto ea = energy(a), eb = energy(b), em = energy(t * a + (1 - t) * b);
+    const auto t64 = t.squeeze(1).to(torch::kFloat64);
+    const auto gap = (em - t64 * ea - (1 - t64) * eb) / (1 + ea.abs() + eb.abs());
+    out["chord_convexity_gap"] = gap.max().item<double>();
+    out["chord_convexity_violations"] =
+        (gap > kChordTolerance).to(torch::kFloat64).mean().item<double>();
+}
+
 std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     std::map<std::string, double> out;
     if (shoulder_ && shoulder_->observations() > 0) add_shoulder_statistics(*shoulder_, out);
+    add_chord_convexity(out);
     const int B = spec_.diagnostics.jacobian_batches;
     if (B < 3) return out;
     // σ²_Jac (METHODS.md Part 2, "σ²_Jac", as the reference's CrossCovAccumulator): B i.i.d.
@@ -304,6 +338,23 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     add_cross_covariances(torch::stack(iterates), slack, grads_slack, grads_theta,
                           spec_.diagnostics.permutations, seed_, out);
     return out;
+}
+
+bool IcnnTrainer::export_model(const std::string& path) {
+    const std::string& kind = spec_.task.kind;
+    if (kind != "icnn-ebm-1d" && kind != "icnn-ebm-nd") return false;
+    torch::NoGradGuard no_grad;
+    auto module = icnn_module(*icnn_, theta_weights());
+    if (last_evaluation_.empty()) evaluate_test();
+    add_float_attribute(module, "log_z", last_evaluation_.at("log_z"));
+    if (kind == "icnn-ebm-1d") {
+        const auto range = make_log_concave_target(spec_.task.target)->range();
+        add_float_attribute(module, "quadrature_lo", range.lo);
+        add_float_attribute(module, "quadrature_hi", range.hi);
+        add_float_attribute(module, "quadrature_points", spec_.icnn.quadrature_points);
+    }
+    save_module(module, path);
+    return true;
 }
 
 std::vector<DensityDiagnostics::TraceSample> IcnnTrainer::drain_traces() {

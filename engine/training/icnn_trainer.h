@@ -26,7 +26,7 @@ namespace liftlab {
 class DensityModel;  // the task's loss around the ICNN (icnn_trainer.cpp)
 class FusedAdam;     // training/fused_adam.h
 
-class IcnnTrainer : public Trainer, public DensityDiagnostics {
+class IcnnTrainer : public Trainer, public DensityDiagnostics, public ModelExport {
 public:
     IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                 std::uint64_t seed);
@@ -42,6 +42,7 @@ public:
     double step_seconds() const override { return step_seconds_; }
     double solve_seconds() const override { return 0.0; }
 
+    // chord_convexity_gap, chord_convexity_violations (the trained energy on random chords),
     // slack (1/0), sigma2_jac, p_value, sigma2_jac_null_sd (slack-contracted at each probe
     // batch's own emitted iterate, METHODS.md "σ²_Jac"; a structural 0 without p when there is no
     // slack), sigma2_jac_theta, p_value_theta (the θ̃-gradient at a fixed iterate), median_dwell,
@@ -52,6 +53,10 @@ public:
     // "theta": theta_weights() followed by extra_parameters(); "lifted": every trainable
     // parameter.
     std::map<std::string, torch::Tensor> checkpoint() override;
+    // The energy models' ICNN with the weights of the last evaluation baked in and the attribute
+    // log_z (1-D: also quadrature_lo, quadrature_hi, quadrature_points of the reported log Z);
+    // false for the convex potential flows.
+    bool export_model(const std::string& path) override;
 
     Icnn& icnn() { return icnn_; }
     // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]).
@@ -80,6 +85,9 @@ public:
 
 private:
     void observe_shoulder(const std::vector<torch::Tensor>& pre);
+    // chord_convexity_gap (largest relative gap, ≤ 0 when convex on the chords) and
+    // chord_convexity_violations (fraction of 2048 chords above 1e-4): final metrics.
+    void add_chord_convexity(std::map<std::string, double>& out);
     // The next training batch: fresh from the target (task.fresh_samples) or from `sampler`.
     torch::Tensor next_batch(BatchSampler& sampler);
     torch::Tensor flat(const std::vector<torch::Tensor>& parts) const;
@@ -101,6 +109,7 @@ private:
     std::vector<TraceSample> traces_;
     int steps_ = 0;
     double step_seconds_ = 0;
+    std::map<std::string, double> last_evaluation_;  // evaluate_test()'s metrics
 };
 
 }  // namespace liftlab

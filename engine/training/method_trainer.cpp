@@ -3,6 +3,7 @@
 #include "core/stopwatch.h"
 #include "distributed/communicator.h"
 #include "distributed/statistics_all_reduce.h"
+#include "export/model_export.h"
 #include "lastlayer/proximal_solve.h"
 #include "training/optimizer_factory.h"
 
@@ -31,6 +32,21 @@ void unpack_flat(const torch::Tensor& buffer, const std::vector<torch::Tensor>& 
         offset += p.numel();
     }
 }
+
+// Evaluation mode for the guard's lifetime (a user's TorchScript backbone may have dropout or
+// batch norm), training mode again after.
+class EvaluationMode {
+public:
+    explicit EvaluationMode(FeatureBackbone& backbone) : backbone_(backbone) {
+        backbone_.set_training(false);
+    }
+    ~EvaluationMode() { backbone_.set_training(true); }
+    EvaluationMode(const EvaluationMode&) = delete;
+    EvaluationMode& operator=(const EvaluationMode&) = delete;
+
+private:
+    FeatureBackbone& backbone_;
+};
 
 }  // namespace
 
@@ -207,6 +223,7 @@ double MethodTrainer::step() {
 
 torch::Tensor MethodTrainer::flat_features(const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
+    EvaluationMode eval(*backbone_);
     std::vector<torch::Tensor> parts;
     for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
         const int64_t len = std::min(kEvalChunk, x.size(0) - start);
@@ -219,6 +236,7 @@ std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x,
                                                       const torch::Tensor& y,
                                                       const torch::Tensor& labels) {
     torch::NoGradGuard no_grad;
+    EvaluationMode eval(*backbone_);
     double sq_sum = 0, ce_sum = 0, rel_sum = 0;
     int64_t correct = 0;
     for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
@@ -245,6 +263,13 @@ std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x,
     if (data_.classification()) m["test_accuracy"] = correct / n;
     if (y.dim() > 2) m["test_rel_l2"] = rel_sum / n;
     return m;
+}
+
+bool MethodTrainer::export_model(const std::string& path) {
+    auto module = backbone_head_module(*backbone_, head_->weights());
+    if (!module) return false;
+    save_module(*module, path);
+    return true;
 }
 
 bool MethodTrainer::parameters_finite() {

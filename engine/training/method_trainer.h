@@ -18,6 +18,7 @@ namespace liftlab {
 class MethodTrainer : public Trainer,
                       public FeatureProbe,
                       public LastLayerAccess,
+                      public ModelExport,
                       public DataParallel {
 public:
     MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
@@ -39,6 +40,8 @@ public:
     // Broadcasts the initial parameters from rank 0; later steps split batches and all-reduce
     // gradients (averaged) and closed-form statistics (distributed/statistics_all_reduce.h).
     bool attach_communicator(std::shared_ptr<Communicator> comm) override;
+    // backbone + head (mlp and TorchScript backbones; the cnn and fno1d have no export).
+    bool export_model(const std::string& path) override;
 
     bool closed_form() const override { return head_->closed_form(); }
     double step_seconds() const override { return step_seconds_; }

@@ -20,6 +20,8 @@ nlohmann::json summary_json(RunStatus status, const std::vector<MethodRunSummary
                             {"final", fin}};
         if (!r.sweep_value.empty()) e["sweep_value"] = nlohmann::json::parse(r.sweep_value);
         if (!r.reason.empty()) e["reason"] = r.reason;
+        if (!r.model.empty()) e["model"] = r.model;
+        if (!r.model_error.empty()) e["model_error"] = r.model_error;
         const auto warnings = final_metric_warnings(r.final_metrics);
         if (!warnings.empty()) e["warnings"] = warnings;
         arr.push_back(e);

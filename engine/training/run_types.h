@@ -39,6 +39,10 @@ struct MethodRunSummary {
     RunStatus status = RunStatus::Running;  // then ok | diverged | failed | cancelled
     int steps_done = 0;
     std::string reason;
+    // The trained model as TorchScript, relative to the run folder (models/<label>_seed<k>.pt);
+    // empty when the method's model has no export or export_models is off.
+    std::string model;
+    std::string model_error;  // why the export failed (the run's numbers stand)
     std::map<std::string, double> final_metrics;
 };
 

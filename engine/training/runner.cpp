@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <exception>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,10 @@
 #include "data/dataset.h"
 #include "distributed/communicator.h"
 #include "distributed/data_parallel_checks.h"
+#include "export/model_export.h"
+#include "icnn/script_icnn.h"
+#include "methods/method_registry.h"
+#include "nn/torchscript_backbone.h"
 #include "run/run_store.h"
 #include "training/run_reporter.h"
 #include "training/seed_run.h"
@@ -64,8 +69,11 @@ public:
 private:
     bool prepare_data();
     void load_data(const ExperimentSpec& spec);
+    void check_user_models(const ExperimentSpec& spec);
+    void record_model_hashes();
     bool data_progress(double fraction);
     void create_folder();
+    void write_test_data();
     void run_sub_spec(int vi, RunReporter& reporter);
     void run_units_in_parallel(int first, int last, int workers,
                                const std::function<void(int)>& run_unit);
@@ -80,6 +88,8 @@ private:
     std::optional<Dataset> data_;  // on device_
     torch::Device device_{torch::kCPU};
     nlohmann::json data_task_;  // the task the loaded data belongs to
+    // SHA-256 of the users' TorchScript files as checked (backbone.script, icnn.script).
+    std::map<std::string, std::string> model_hashes_;
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -126,6 +136,37 @@ void Run::load_data(const ExperimentSpec& spec) {
                             " are " + std::to_string(x.size(2)) + " × " +
                             std::to_string(x.size(3)));
     }
+    check_user_models(spec);
+}
+
+// A user's TorchScript model is checked on the run's data before a run folder exists: a file
+// that is not TorchScript, a shape mismatch or a forward that throws is a spec error (exit 2).
+void Run::check_user_models(const ExperimentSpec& spec) {
+    const int64_t rows = std::min<int64_t>(4, data_->n_train());
+    if (spec.backbone.kind == "torchscript") {
+        BackboneSpec probe = spec.backbone;
+        probe.init = "file";  // the check draws nothing from the generators
+        model_hashes_[spec.backbone.script] = load_torchscript_backbone(probe, *data_)->sha256();
+    }
+    if (!spec.icnn.script.empty()) {
+        const auto x = data_->x_train.narrow(0, 0, rows).cpu();
+        if (x.dim() != 2)
+            throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
+        model_hashes_[spec.icnn.script] = TorchScriptIcnn::load(spec.icnn, x.size(1), x)->sha256();
+    }
+}
+
+// Every trainer loads the file again; with the hash of the checked file in its spec, a file
+// changed during the run fails that trainer instead of training on something unrecorded.
+void Run::record_model_hashes() {
+    for (auto& sub : sub_specs_) {
+        auto& b = sub.second.backbone;
+        if (b.kind == "torchscript" && b.script_sha256.empty() && model_hashes_.count(b.script))
+            b.script_sha256 = model_hashes_.at(b.script);
+        auto& c = sub.second.icnn;
+        if (!c.script.empty() && c.script_sha256.empty() && model_hashes_.count(c.script))
+            c.script_sha256 = model_hashes_.at(c.script);
+    }
 }
 
 // Bad data fails before a run folder exists (every sub-spec on the same data). False when the
@@ -152,6 +193,10 @@ void Run::create_folder() {
     store_.emplace(RunStore::create(options_.out_dir, top_.name + shard_suffix));
     result_.run_dir = store_->dir();
     nlohmann::json resolved = to_json(top_);
+    // The hashes of the users' model files, as checked (spec.json then repeats the same run).
+    const auto& first = sub_specs_.front().second;
+    resolved["backbone"]["script_sha256"] = first.backbone.script_sha256;
+    resolved["icnn"]["script_sha256"] = first.icnn.script_sha256;
     resolved["versions"] = version_info();
     resolved["data"] = {{"n_train", data_->n_train()},
                         {"n_test", data_->n_test()},
@@ -163,6 +208,25 @@ void Run::create_folder() {
         resolved["shard"] = {{"index", options_.shard.index}, {"count", options_.shard.count}};
     store_->write_json(run_folder::kSpec, resolved);
     store_->write_json(run_folder::kSummary, summary_json(RunStatus::Running, {}));
+    write_test_data();
+}
+
+// models/test_data.pt beside the exported models, so that a PyTorch user reproduces a logged
+// test metric from the files alone; not for splits above 16 MB (the user has those data).
+void Run::write_test_data() {
+    constexpr int64_t kMaxTestDataBytes = int64_t{16} << 20;
+    const auto& spec = sub_specs_.front().second;
+    const auto& kind = task_kind_info(spec.task.kind);
+    const bool exports = spec.export_models &&
+                         (kind.family == TaskFamily::LastLayer
+                              ? spec.backbone.kind == "mlp" || spec.backbone.kind == "torchscript"
+                              : spec.task.kind == "icnn-ebm-1d" || spec.task.kind == "icnn-ebm-nd");
+    int64_t bytes = 0;
+    for (const auto* t : {&data_->x_test, &data_->y_test, &data_->labels_test})
+        if (t->defined()) bytes += t->numel() * static_cast<int64_t>(t->element_size());
+    if (!exports || bytes > kMaxTestDataBytes) return;
+    auto module = test_data_module(*data_);
+    save_module(module, store_->path(run_folder::kTestData));
 }
 
 // Every seed of sweep value `vi`. Seeds go on the available cores, each worker single-threaded:
@@ -269,6 +333,7 @@ RunResult Run::execute() {
         result_.status = RunStatus::Cancelled;
         return result_;
     }
+    record_model_hashes();
     create_folder();
     const double total_units =
         static_cast<double>(sub_specs_.size()) * top_.seeds.size() * top_.steps;

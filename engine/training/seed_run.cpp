@@ -394,6 +394,28 @@ void SeedRun::persist_slot(Slot& s) {
     });
 }
 
+// models/<label>_seed<k>.pt: the trained model as TorchScript, for a method that trained to the
+// end or was stopped by the user (not a diverged or failed one).
+void SeedRun::export_slot(Slot& s) {
+    auto* exporter = dynamic_cast<ModelExport*>(s.trainer.get());
+    const bool trained =
+        s.summary.status == RunStatus::Ok || s.summary.status == RunStatus::Cancelled;
+    if (!spec_.export_models || !exporter || !trained || s.summary.steps_done == 0) return;
+    const std::string file = std::string(run_folder::kModels) + "/" +
+                             to_safe_path_component(s.summary.method) + "_seed" +
+                             std::to_string(seed_) + ".pt";
+    reporter_.write_now([&](RunStore& store) {
+        try {
+            if (exporter->export_model(store.path(file))) s.summary.model = file;
+        } catch (const WriteError&) {
+            throw;  // a failed write is a failed run
+        } catch (const std::exception& e) {
+            // The run's numbers are recorded; a model that cannot be exported does not undo them.
+            s.summary.model_error = e.what();
+        }
+    });
+}
+
 void SeedRun::finish() {
     std::vector<MethodRunSummary> runs;
     for (auto& s : slots_) {
@@ -402,6 +424,7 @@ void SeedRun::finish() {
             update_.statuses.push_back(
                 {s.summary.method, seed_, s.summary.status, s.summary.steps_done, ""});
         }
+        if (!options_.out_dir.empty()) export_slot(s);
         runs.push_back(s.summary);
         if (!options_.out_dir.empty()) persist_slot(s);
     }

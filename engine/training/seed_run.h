@@ -86,6 +86,7 @@ private:
     void log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now);
     void log_final_diagnostics(int step);
     void persist_slot(Slot& s);
+    void export_slot(Slot& s);
     void finish();
     void record_checkpoint(Slot& s, int step);
     // The dwells completed since the last call (they go to dwells.csv, in unit order).

@@ -79,6 +79,14 @@ public:
     virtual std::map<std::string, torch::Tensor> checkpoint() = 0;
 };
 
+// The trained model as a TorchScript file a PyTorch user loads with torch.jit.load
+// (export/model_export.h). False when this trainer's model has no export.
+class ModelExport {
+public:
+    virtual ~ModelExport() = default;
+    virtual bool export_model(const std::string& path) = 0;
+};
+
 // Data-parallel training (DESIGN.md "Scale"): from now on each step uses this rank's share of
 // every global batch and all-reduces what the update needs. A trainer without it runs in one
 // process only (the runner refuses a data-parallel run of it).

@@ -241,3 +241,61 @@ TEST(ExperimentSpec, RecordedVersionsAndDataSizesDoNotStopARerun) {
     j["data"] = {{"n_train", 4096}};
     EXPECT_EQ(liftlab::to_json(parse_spec(j)), liftlab::to_json(parse_spec(minimal())));
 }
+
+TEST(ExperimentSpec, TorchScriptModelKeysAreCheckedAndRoundTrip) {
+    auto with = [](const char* patch) {
+        json j = minimal();
+        j.merge_patch(json::parse(patch));
+        return j;
+    };
+    EXPECT_EQ(spec_error(with(R"({"backbone": {"kind": "torchscript"}})")).first,
+              "backbone.script");
+    EXPECT_EQ(spec_error(with(R"({"backbone": {"script": "m.pt"}})")).first, "backbone.script");
+    EXPECT_EQ(spec_error(with(R"({"backbone": {"kind": "torchscript", "script": "m.pt",
+                                               "init": "zeros"}})"))
+                  .first,
+              "backbone.init");
+    EXPECT_EQ(spec_error(with(R"({"backbone": {"kind": "torchscript", "script": "m.pt",
+                                               "script_sha256": "ABC"}})"))
+                  .first,
+              "backbone.script_sha256");
+    const json ebm = json::parse(R"({"name": "e", "task": {"kind": "icnn-ebm-1d"},
+                                     "methods": [{"name": "lifter"}]})");
+    auto icnn = [&](const char* patch) {
+        json j = ebm;
+        j.merge_patch(json::parse(patch));
+        return j;
+    };
+    const auto none = spec_error(icnn(R"({"icnn": {"script": "e.pt"}})"));
+    EXPECT_EQ(none.first, "icnn.constrained");
+    EXPECT_NE(none.second.find("icnn.constrained_regex"), std::string::npos) << none.second;
+    EXPECT_EQ(spec_error(icnn(R"({"icnn": {"script": "e.pt", "constrained": ["a"],
+                                           "constrained_regex": "b"}})"))
+                  .first,
+              "icnn.constrained");
+    EXPECT_EQ(spec_error(icnn(R"({"icnn": {"constrained": ["a"]}})")).first, "icnn.constrained");
+    const auto regex =
+        spec_error(icnn(R"({"icnn": {"script": "e.pt", "constrained_regex": "(w"}})"));
+    EXPECT_EQ(regex.first, "icnn.constrained_regex");
+    EXPECT_EQ(spec_error(icnn(R"({"icnn": {"script": "e.pt", "constrained": ["w"]},
+                                  "methods": [{"name": "softplus-wide"}]})"))
+                  .first,
+              "methods[0].name");
+    EXPECT_EQ(spec_error(icnn(R"({"icnn": {"script": "e.pt", "constrained": ["w"]},
+                                  "task": {"kind": "cpflow-toy", "target": "8gaussians"}})"))
+                  .first,
+              "icnn.script");
+    // A torchscript backbone on a task without a backbone + last layer.
+    EXPECT_EQ(spec_error(icnn(R"({"backbone": {"kind": "torchscript", "script": "m.pt"}})")).first,
+              "backbone.kind");
+    // Every key survives the resolved spec.
+    const auto s = parse_spec(icnn(R"({"icnn": {"script": "e.pt", "constrained": ["w", "v"],
+                                                "init": "reset"}})"));
+    const auto back = parse_spec(liftlab::to_json(s));
+    EXPECT_EQ(back.icnn.script, "e.pt");
+    EXPECT_EQ(back.icnn.constrained, (std::vector<std::string>{"w", "v"}));
+    EXPECT_EQ(back.icnn.init, "reset");
+    const auto b = parse_spec(with(R"({"backbone": {"kind": "torchscript", "script": "m.pt"}})"));
+    EXPECT_EQ(parse_spec(liftlab::to_json(b)).backbone.script, "m.pt");
+    EXPECT_TRUE(b.export_models);
+}

@@ -1,0 +1,96 @@
+#include "nn/torchscript_backbone.h"
+
+#include <sstream>
+
+#include "core/errors.h"
+#include "data/dataset.h"
+#include "nn/torchscript_module.h"
+#include "spec/experiment_spec.h"
+
+namespace liftlab {
+
+namespace {
+
+constexpr int64_t kProbeRows = 4;  // training rows of the probe forward pass
+
+std::string shape_text(const torch::Tensor& t) {
+    std::ostringstream s;
+    for (int64_t i = 0; i < t.dim(); ++i) s << (i ? " × " : "") << t.size(i);
+    if (t.dim() == 0) s << "a scalar";
+    return s.str();
+}
+
+}  // namespace
+
+TorchScriptBackbone::TorchScriptBackbone(torch::jit::Module module, std::string path,
+                                         std::string sha256, int64_t feature_dim)
+    : module_(std::move(module)),
+      path_(std::move(path)),
+      sha256_(std::move(sha256)),
+      feature_dim_(feature_dim) {}
+
+torch::Tensor TorchScriptBackbone::features(const torch::Tensor& x) {
+    try {
+        return torchscript_forward(module_, x);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(path_ + ": " + e.what());
+    }
+}
+
+std::vector<torch::Tensor> TorchScriptBackbone::parameters() {
+    std::vector<torch::Tensor> out;
+    for (auto& [name, p] : torchscript_parameters(module_)) out.push_back(p);
+    return out;
+}
+
+std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpec& spec,
+                                                               const Dataset& data) {
+    const std::string key = "backbone.script";
+    auto loaded = load_torchscript(spec.script, key);
+    if (!spec.script_sha256.empty() && spec.script_sha256 != loaded.sha256)
+        throw SpecError(
+            "backbone.script_sha256",
+            spec.script + " has SHA-256 " + loaded.sha256 + ", the spec records " +
+                spec.script_sha256 +
+                " (the file changed; remove backbone.script_sha256 to use it as it is)");
+    if (spec.init == "reset") reset_torchscript_parameters(loaded.module);
+    const int64_t rows = std::min<int64_t>(kProbeRows, data.n_train());
+    const auto x = data.x_train.narrow(0, 0, rows).cpu();
+    const auto y = data.y_train.narrow(0, 0, rows).cpu();
+    torch::Tensor f;
+    {
+        torch::NoGradGuard no_grad;
+        loaded.module.eval();  // a probe must not move BatchNorm statistics
+        try {
+            f = torchscript_forward(loaded.module, x);
+        } catch (const std::runtime_error& e) {
+            throw SpecError(key, spec.script + ": on a batch of the task's inputs (" +
+                                     shape_text(x) + "): " + e.what());
+        }
+        loaded.module.train();
+    }
+    // Features line up with the targets row by row: n × d against n × k (n × s × d against
+    // n × s × k for operator learning).
+    bool fits = f.dim() == y.dim() && f.dim() >= 2 && f.size(-1) > 0;
+    for (int64_t i = 0; fits && i + 1 < y.dim(); ++i) fits = f.size(i) == y.size(i);
+    if (!fits) {
+        std::ostringstream wanted;
+        for (int64_t i = 0; i + 1 < y.dim(); ++i) wanted << y.size(i) << " × ";
+        wanted << "d";
+        throw SpecError(key, spec.script + ": forward on a " + shape_text(x) +
+                                 " batch of the task's inputs returned " + shape_text(f) +
+                                 " features; the targets are " + shape_text(y) +
+                                 ", so the features must be " + wanted.str());
+    }
+    if (f.scalar_type() != torch::kFloat32)
+        throw SpecError(key, spec.script + ": forward returned " +
+                                 std::string(c10::toString(f.scalar_type())) +
+                                 " features; float32 is needed");
+    if (!torch::isfinite(f).all().item<bool>())
+        throw SpecError(key, spec.script + ": forward returned non-finite features on the first " +
+                                 std::to_string(rows) + " training rows");
+    return std::make_shared<TorchScriptBackbone>(loaded.module, spec.script, loaded.sha256,
+                                                 f.size(-1));
+}
+
+}  // namespace liftlab

@@ -1,0 +1,45 @@
+// A user's TorchScript model (`torch.jit.script(model).save(path)` in PyTorch), loaded and checked
+// for the lab: a regular file holding a TorchScript archive with a forward method and at least one
+// parameter. Its parameters are addressed by their dotted names ("layer0.weight"), which is how
+// the ICNN family names the constrained ones and how the lifter swaps emitted tensors in.
+#pragma once
+#include <torch/script.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace liftlab {
+
+// At most this large: a TorchScript archive of a model this lab trains on 2 cores.
+constexpr std::uint64_t kMaxTorchScriptBytes = std::uint64_t{1} << 30;
+
+struct LoadedTorchScript {
+    torch::jit::Module module;
+    std::string sha256;  // of the file's bytes
+};
+
+// Loads `path`, converted to float32. Throws SpecError(key, "<path>: what is wrong") when the file
+// is missing or not regular, is not a TorchScript archive, has no forward method or no parameter.
+LoadedTorchScript load_torchscript(const std::string& path, const std::string& key);
+
+// forward(x) of `module`, run op by op (the graph executor's fusions and autodiff subgraphs off,
+// so the numbers are those of the same operations in eager code). Throws std::runtime_error when
+// forward throws or returns something that is not a tensor.
+torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x);
+
+// Every parameter, with its dotted name, in the module's registration order (recursively).
+std::vector<std::pair<std::string, torch::Tensor>> torchscript_parameters(
+    const torch::jit::Module& module);
+
+// Replaces the parameter `dotted_name` by `value` (autograd history kept: forward then reads it).
+void set_torchscript_parameter(torch::jit::Module& module, const std::string& dotted_name,
+                               const torch::Tensor& value);
+
+// `init: reset` of a backbone: every parameter re-drawn from LibTorch's global generator (seeded
+// by the caller) as PyTorch initialises Linear and Conv layers: a tensor of 2 or more dimensions
+// U(±1/√fan_in) (Kaiming-uniform with a = √5; fan_in = size(1) × the receptive field); a 1-D
+// "<x>.bias" U(±1/√fan_in) of its "<x>.weight"; any other 1-D or 0-D tensor zeros.
+void reset_torchscript_parameters(torch::jit::Module& module);
+
+}  // namespace liftlab
