@@ -5,7 +5,9 @@
 //   the other side needs (seen here on a busy 2-core machine: a short Fashion-MNIST preset run
 //   took 68 s spinning, 16 s passive).
 // - OPENBLAS_CORETYPE, when OpenBLAS fell back to its SSE3 kernels on a CPU it does not know
-//   (engine/core/blas_core.h).
+//   (engine/core/blas_core.h) — never over one the user or the machine set; the re-executed
+//   process checks the kernels it got against plain loops before it runs anything on them
+//   (engine/core/blas_self_check.h) and falls back to OpenBLAS's own choice if they disagree.
 #pragma once
 
 namespace liftlab {

@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QDoubleValidator>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -25,6 +26,7 @@
 
 #include "method_colors.h"
 #include "methods/method_registry.h"
+#include "model_file_box.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "spec_editor.h"
@@ -46,6 +48,21 @@ QString methodLabel(const nlohmann::json& m) {
 // The registry entry of a preset's method (null for an unknown name: the spec check says so).
 const MethodInfo* methodOf(const nlohmann::json& m) {
     return find_method(m.value("name", std::string()));
+}
+
+// Which model a user may bring to a preset: a backbone for the backbone + last-layer tasks, an
+// ICNN for the energy models on the built-in architecture; none for DFIV and the CP-Flows.
+ModelFileBox::Mode modelMode(const Preset& p) {
+    const auto task = p.spec.value("task", nlohmann::json::object());
+    const std::string kind = task.value("kind", TaskSpec{}.kind);
+    const auto* info = find_task_kind(kind);
+    if (!info) return ModelFileBox::Mode::Hidden;
+    if (info->family == TaskFamily::LastLayer) return ModelFileBox::Mode::Backbone;
+    const auto icnn = p.spec.value("icnn", nlohmann::json::object());
+    const bool builtin = icnn.value("architecture", IcnnSpec{}.architecture) == "liftlab";
+    if ((kind == "icnn-ebm-1d" || kind == "icnn-ebm-nd") && builtin)
+        return ModelFileBox::Mode::Icnn;
+    return ModelFileBox::Mode::Hidden;
 }
 
 bool isIcnnPreset(const Preset& p) {
@@ -88,6 +105,8 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     methodsBox_ = new QGroupBox(tr("Methods"), this);
     methodsLayout_ = new QVBoxLayout(methodsBox_);
     column->addWidget(methodsBox_);
+    modelBox_ = new ModelFileBox(this);
+    column->addWidget(modelBox_);
     column->addWidget(buildTrainingBox());
     parametersBox_ = new QGroupBox(tr("Method parameters"), this);
     parametersForm_ = new QFormLayout(parametersBox_);
@@ -239,6 +258,7 @@ void ExperimentForm::onPresetChanged(int index) {
     batchSpin_->setToolTip(sweepsBatch ? tr("Swept by this preset") : QString());
     rebuildMethodBoxes();
     rebuildParameterFields();
+    modelBox_->setMode(modelMode(*preset));
 }
 
 void ExperimentForm::rebuildMethodBoxes() {
@@ -370,6 +390,11 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
         return false;
     }
     j["methods"] = methods;
+    QString modelError;
+    if (!modelBox_->apply(j, &modelError)) {
+        *error = tr("Cannot start: %1").arg(modelError);
+        return false;
+    }
     QString editError;
     if (!specEditor_->apply(j, &editError)) {
         *error = tr("Cannot start: %1").arg(editError);
@@ -389,6 +414,10 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
                                 : tr("sweep over %1").arg(QString::fromStdString(spec.sweep.key));
     *title =
         tr("%1 — %2, seed %3").arg(presetCombo_->currentText(), setting).arg(seedSpin_->value());
+    if (const std::string& file =
+            !spec.icnn.script.empty() ? spec.icnn.script : spec.backbone.script;
+        !file.empty())
+        *title += tr(" — %1").arg(QFileInfo(QString::fromStdString(file)).fileName());
     *out = j;
     return true;
 }

@@ -21,6 +21,7 @@ class QVBoxLayout;
 
 namespace liftlab {
 
+class ModelFileBox;
 class SpecEditor;
 struct Preset;
 
@@ -39,6 +40,8 @@ public:
     QStringList methodLabels() const;
     void setMethodChecked(const QString& label, bool checked);
     SpecEditor* specEditor() const { return specEditor_; }
+    // The user's TorchScript backbone or ICNN (hidden for presets that cannot take one).
+    ModelFileBox* modelBox() const { return modelBox_; }
     // The description's colour for a dark or light window palette.
     void setDarkPalette(bool on);
 
@@ -80,6 +83,7 @@ private:
     QComboBox* optimizerCombo_ = nullptr;
     QLineEdit* outDirEdit_ = nullptr;
     SpecEditor* specEditor_ = nullptr;
+    ModelFileBox* modelBox_ = nullptr;
 };
 
 }  // namespace liftlab

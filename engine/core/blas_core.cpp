@@ -50,10 +50,35 @@ std::string better_blas_core_for(const std::string& current, CpuVectorUnits cpu)
 
 std::string better_blas_core() {
     if (std::getenv("OPENBLAS_CORETYPE")) return "";
-    if (const char* keep = std::getenv("LIFTLAB_BLAS_CORETYPE");
-        keep && std::strcmp(keep, "keep") == 0)
-        return "";
-    return better_blas_core_for(blas_core_name(), cpu_vector_units());
+    const std::string current = blas_core_name();
+    if (const char* asked = std::getenv("LIFTLAB_BLAS_CORETYPE"); asked && *asked) {
+        if (std::strcmp(asked, "keep") == 0 || current.empty()) return "";
+        // Only a core whose vector unit this CPU has (a wider one would stop on an illegal
+        // instruction).
+        const auto cpu = cpu_vector_units();
+        const int widest = cpu.avx512 ? 3 : cpu.avx2_fma ? 2 : 1;
+        return kernel_width_rank(asked) <= widest ? std::string(asked) : "";
+    }
+    return better_blas_core_for(current, cpu_vector_units());
+}
+
+BlasChoice blas_choice() {
+    auto env = [](const char* name) {
+        const char* v = std::getenv(name);
+        return std::string(v ? v : "");
+    };
+    BlasChoice c;
+    const std::string requested = env(kBlasRequestedVariable);
+    const std::string check = env(kBlasCheckVariable);
+    if (!requested.empty()) {
+        c.source = check.rfind("failed", 0) == 0 ? "liftlab-fallback" : "liftlab";
+        c.detected = env(kBlasDetectedVariable);
+        c.requested = requested;
+        c.self_check = check;
+    } else {
+        c.source = std::getenv("OPENBLAS_CORETYPE") ? "environment" : "openblas";
+    }
+    return c;
 }
 
 }  // namespace liftlab

@@ -29,8 +29,27 @@ CpuVectorUnits cpu_vector_units();
 // kernels for a narrower vector unit (Prescott, Sandybridge, …; Haswell or Zen on AVX-512).
 std::string better_blas_core_for(const std::string& current, CpuVectorUnits cpu);
 
-// better_blas_core_for() on this process's OpenBLAS and CPU, or "" when the user has set
-// OPENBLAS_CORETYPE or LIFTLAB_BLAS_CORETYPE is "keep".
+// better_blas_core_for() on this process's OpenBLAS and CPU, or "" when the user (or the
+// machine) has set OPENBLAS_CORETYPE or LIFTLAB_BLAS_CORETYPE is "keep". LIFTLAB_BLAS_CORETYPE
+// set to a core name asks for that core instead (one the CPU can run; checked like any choice).
 std::string better_blas_core();
+
+// How this process's kernels were chosen, from the environment the front end set before it
+// re-executed itself (app/common/passive_openmp.h): source "openblas" (OpenBLAS's own
+// detection), "environment" (OPENBLAS_CORETYPE set by the user or the machine), "liftlab"
+// (asked for by LiftLab after a passed self-check) or "liftlab-fallback" (the self-check failed:
+// back to the detected core). Recorded in spec.json (versions.blas_choice).
+struct BlasChoice {
+    std::string source;
+    std::string detected;    // OpenBLAS's own choice (liftlab, liftlab-fallback)
+    std::string requested;   // what LiftLab asked for (liftlab, liftlab-fallback)
+    std::string self_check;  // "passed: …" / "failed: …" (liftlab, liftlab-fallback)
+};
+BlasChoice blas_choice();
+
+// The variables the front ends set (and children inherit).
+inline constexpr const char* kBlasDetectedVariable = "LIFTLAB_BLAS_DETECTED";
+inline constexpr const char* kBlasRequestedVariable = "LIFTLAB_BLAS_REQUESTED";
+inline constexpr const char* kBlasCheckVariable = "LIFTLAB_BLAS_CHECK";
 
 }  // namespace liftlab

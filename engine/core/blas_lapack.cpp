@@ -17,8 +17,9 @@ bool find(F& f, const char* name) {
 const BlasLapack* blas_lapack() {
     static const BlasLapack* const routines = []() -> const BlasLapack* {
         static BlasLapack r;
-        const bool all = find(r.dsyrk, "dsyrk_") && find(r.dgemm, "dgemm_") &&
-                         find(r.dpotrf, "dpotrf_") && find(r.dpotrs, "dpotrs_");
+        const bool all = find(r.sgemm, "sgemm_") && find(r.dsyrk, "dsyrk_") &&
+                         find(r.dgemm, "dgemm_") && find(r.dpotrf, "dpotrf_") &&
+                         find(r.dpotrs, "dpotrs_");
         return all ? &r : nullptr;
     }();
     return routines;

@@ -8,6 +8,11 @@
 namespace liftlab {
 
 struct BlasLapack {
+    // C = α op(A) op(B) + β C, float32 (LibTorch's float32 products run on it).
+    void (*sgemm)(const char* transa, const char* transb, const int* m, const int* n, const int* k,
+                  const float* alpha, const float* a, const int* lda, const float* b,
+                  const int* ldb, const float* beta, float* c, const int* ldc,
+                  unsigned long transa_len, unsigned long transb_len);
     // C = α op(A) op(A)ᵀ + β C (lower or upper triangle of C only).
     void (*dsyrk)(const char* uplo, const char* trans, const int* n, const int* k,
                   const double* alpha, const double* a, const int* lda, const double* beta,

@@ -3,6 +3,8 @@
 #include <torch/version.h>
 
 #include <unistd.h>
+
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -24,6 +26,17 @@ std::string blas_library() {
     buf[n] = '\0';
     return buf;
 }
+nlohmann::json blas_choice_json() {
+    const BlasChoice c = blas_choice();
+    nlohmann::json j = {{"source", c.source}};
+    if (const char* env = std::getenv("OPENBLAS_CORETYPE")) j["OPENBLAS_CORETYPE"] = env;
+    if (!c.requested.empty()) {
+        j["detected"] = c.detected;
+        j["requested"] = c.requested;
+        j["self_check"] = c.self_check;
+    }
+    return j;
+}
 }  // namespace
 
 nlohmann::json version_info() {
@@ -43,7 +56,8 @@ nlohmann::json version_info() {
                                   std::to_string(NLOHMANN_JSON_VERSION_MINOR) + "." +
                                   std::to_string(NLOHMANN_JSON_VERSION_PATCH)},
             {"blas", blas_library()},
-            {"blas_core", blas_core_name()}};
+            {"blas_core", blas_core_name()},
+            {"blas_choice", blas_choice_json()}};
 }
 
 }  // namespace liftlab

@@ -8,6 +8,9 @@
 #include "nn/feature_backbone.h"
 #include "nn/mlp_backbone.h"
 #include "nn/torchscript_backbone.h"
+#include "run/run_store.h"
+
+#include <sstream>
 
 namespace liftlab {
 
@@ -128,15 +131,12 @@ void save_module(torch::jit::Module& module, const std::string& path) {
     std::error_code ec;
     std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
     if (ec) throw WriteError(path, ec.message());
-    const std::string tmp = path + ".tmp";
-    try {
-        module.save(tmp);
-    } catch (const std::exception& e) {
-        std::filesystem::remove(tmp, ec);
-        throw WriteError(tmp, e.what());
-    }
-    std::filesystem::rename(tmp, path, ec);
-    if (ec) throw WriteError(path, "rename: " + ec.message());
+    // Serialised in memory, then written by the run store's checked writer: LibTorch's own file
+    // writer finishes the archive in a destructor, where a full disk or a file size limit
+    // would end the process instead of the run.
+    std::ostringstream bytes;
+    module.save(bytes);
+    write_file_atomic(path, bytes.str());
 }
 
 }  // namespace liftlab

@@ -13,7 +13,7 @@ namespace {
 
 constexpr int64_t kProbeRows = 4;  // training rows of the probe forward pass
 
-std::string shape_text(const torch::Tensor& t) {
+std::string batch_shape_text(const torch::Tensor& t) {
     std::ostringstream s;
     for (int64_t i = 0; i < t.dim(); ++i) s << (i ? " × " : "") << t.size(i);
     if (t.dim() == 0) s << "a scalar";
@@ -65,7 +65,7 @@ std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpe
             f = torchscript_forward(loaded.module, x);
         } catch (const std::runtime_error& e) {
             throw SpecError(key, spec.script + ": on a batch of the task's inputs (" +
-                                     shape_text(x) + "): " + e.what());
+                                     batch_shape_text(x) + "): " + e.what());
         }
         loaded.module.train();
     }
@@ -77,9 +77,9 @@ std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpe
         std::ostringstream wanted;
         for (int64_t i = 0; i + 1 < y.dim(); ++i) wanted << y.size(i) << " × ";
         wanted << "d";
-        throw SpecError(key, spec.script + ": forward on a " + shape_text(x) +
-                                 " batch of the task's inputs returned " + shape_text(f) +
-                                 " features; the targets are " + shape_text(y) +
+        throw SpecError(key, spec.script + ": forward on a " + batch_shape_text(x) +
+                                 " batch of the task's inputs returned " + batch_shape_text(f) +
+                                 " features; the targets are " + batch_shape_text(y) +
                                  ", so the features must be " + wanted.str());
     }
     if (f.scalar_type() != torch::kFloat32)

@@ -1,5 +1,7 @@
 #include "nn/torchscript_module.h"
 
+#include "nn/torchscript_inspect.h"
+
 #include <openssl/evp.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
@@ -165,6 +167,14 @@ void reset_torchscript_parameters(torch::jit::Module& module) {
             t.zero_();
         }
     }
+}
+
+std::vector<TorchScriptParameterInfo> inspect_torchscript(const std::string& path,
+                                                          const std::string& key) {
+    std::vector<TorchScriptParameterInfo> out;
+    for (const auto& [name, t] : torchscript_parameters(load_torchscript(path, key).module))
+        out.push_back({name, t.sizes().vec()});
+    return out;
 }
 
 }  // namespace liftlab

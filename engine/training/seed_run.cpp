@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <mutex>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -52,14 +53,11 @@ void write_trajectory(const RunStore& store, const std::string& label, std::uint
         torch::stack(checkpoints.at("theta")),
         torch::stack(checkpoints.at("lifted")),
     };
-    try {
-        torch::save(tensors, file + ".tmp");
-    } catch (const c10::Error& e) {
-        std::filesystem::remove(file + ".tmp", ec);
-        throw WriteError(file + ".tmp", e.what_without_backtrace());
-    }
-    std::filesystem::rename(file + ".tmp", file, ec);
-    if (ec) throw WriteError(file, "rename: " + ec.message());
+    // In memory first, then the run store's checked writer (LibTorch's file writer finishes the
+    // archive in a destructor, where a full disk would end the process).
+    std::ostringstream bytes;
+    torch::save(tensors, bytes);
+    write_file_atomic(file, bytes.str());
 }
 
 }  // namespace

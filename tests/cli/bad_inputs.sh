@@ -145,8 +145,10 @@ empty_out)
 write_failure)
   # A file size limit stands in for a full disk: the run must end `failed` with exit 3 and the
   # reason in summary.json and on stderr (it used to exit 0 with `ok` and a cut metrics.csv).
+  # (No model export: its 80 kB test split would hit the 24 kB limit first.)
   set +e
-  (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 3000 --set log_every=5 --out runs) \
+  (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 3000 --set log_every=5 \
+     --set export_models=false --out runs) \
     >out.txt 2>err.txt
   rc=$?
   set -e
@@ -160,6 +162,16 @@ assert d["status"] == "failed", d["status"]
 assert "metrics.csv" in d["reason"], d
 assert all(r["status"] != "ok" and r["status"] != "running" for r in d["runs"]), d["runs"]
 PY
+  no_ok_folder
+  # The model export writes through the same checked writer: exit 3 naming the file (LibTorch's
+  # own file writer used to abort the process from a destructor).
+  rm -rf runs
+  set +e
+  (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 10 --out runs) >out.txt 2>err.txt
+  rc=$?
+  set -e
+  [ $rc -eq 3 ] || fail "export: exit code $rc, expected 3: $(tail -5 err.txt)"
+  grep -q "run failed: cannot write .*models/.*File too large" err.txt || fail "$(tail -5 err.txt)"
   no_ok_folder
   ;;
 data_errors)

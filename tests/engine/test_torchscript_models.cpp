@@ -31,7 +31,7 @@ std::string example(const std::string& name) {
 }
 
 // cf-regression's teacher task (16 → 4) at test size, with one method.
-ExperimentSpec regression_spec(const std::string& method) {
+ExperimentSpec teacher_spec(const std::string& method) {
     ExperimentSpec s;
     s.name = "script-test";
     s.task.kind = "teacher-regression";
@@ -109,7 +109,7 @@ TEST(TorchScriptBackbone, ClosedFormHeadEqualsTheBuiltInBackboneOfTheSameWeights
     // cf-prox over 20 steps on the scripted MLP and on LiftLab's mlp backbone carrying the file's
     // weights: the same losses and test metrics to 1e-6. (The built-in tanh is a kernel within
     // 2.5 ulp of torch.tanh, so the two agree to rounding, not bit for bit.)
-    const auto spec = regression_spec("cf-prox");
+    const auto spec = teacher_spec("cf-prox");
     const auto data = make_dataset(spec.task);
     MethodTrainer script(scripted(spec), spec.methods[0], data, /*seed=*/3);
     MethodTrainer builtin(spec, spec.methods[0], data, /*seed=*/3);
@@ -126,7 +126,7 @@ TEST(TorchScriptBackbone, ClosedFormHeadEqualsTheBuiltInBackboneOfTheSameWeights
 }
 
 TEST(TorchScriptBackbone, EverySeedStartsFromTheFileUnlessReset) {
-    const auto spec = scripted(regression_spec("cf-prox"));
+    const auto spec = scripted(teacher_spec("cf-prox"));
     const auto data = make_dataset(spec.task);
     const auto file = load_torchscript(spec.backbone.script, "backbone.script").module;
     std::vector<torch::Tensor> own;
@@ -312,7 +312,7 @@ void expect_refused(const ExperimentSpec& spec, const std::string& key,
 
 TEST(TorchScriptBackbone, BadFilesAreSpecErrorsNamingTheFileWithNoRunFolder) {
     test::TempDir dir;
-    auto spec = scripted(regression_spec("cf-prox"));
+    auto spec = scripted(teacher_spec("cf-prox"));
     spec.backbone.script = dir.write("notes.pt", "this is not a zip archive\n");
     expect_refused(spec, "backbone.script", {"notes.pt", "not a TorchScript archive"});
     spec.backbone.script = dir.file("missing.pt");
@@ -353,7 +353,7 @@ TEST(ModelExport, ExportedModelsGiveTheLoggedTestMetrics) {
     test::TempDir out;
     RunOptions options;
     options.out_dir = out.str();
-    auto cf = scripted(regression_spec("cf-prox"));
+    auto cf = scripted(teacher_spec("cf-prox"));
     const auto cf_run = run_experiment(cf, options);
     auto ebm = ebm_spec("lifter");  // the built-in ICNN exports too
     const auto ebm_run = run_experiment(ebm, options);
