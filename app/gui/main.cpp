@@ -1,4 +1,5 @@
-// liftlab: the GUI. liftlab [--preset NAME] [--autostart] [--screenshot FILE] [--quit-when-done]
+// liftlab: the GUI. liftlab [--preset NAME] [--model FILE [--constrained NAMES]] [--autostart]
+// [--screenshot FILE] [--quit-when-done]
 //                           [--steps N] [--out DIR] [--open RUN_DIR] [--tab NAME]
 //                           [--compute-landscape] [--export-all DIR]
 #include <QApplication>
@@ -6,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 #include <QCommandLineParser>
+#include <QEventLoop>
 #include <QPixmap>
 #include <QSocketNotifier>
 #include <QStyleFactory>
@@ -18,6 +20,7 @@
 
 #include "main_window.h"
 #include "method_palette.h"
+#include "model_file_box.h"
 #include "run_view.h"
 #include "training_session.h"
 
@@ -88,6 +91,17 @@ int main(int argc, char** argv) {
         QStringLiteral("export-all"),
         QStringLiteral("Before the screenshot, export every panel as PNG into DIR."),
         QStringLiteral("DIR"));
+    const QCommandLineOption modelOpt(
+        QStringLiteral("model"),
+        QStringLiteral("Your TorchScript backbone or ICNN for the preset (README, \"Bring your own "
+                       "model\")."),
+        QStringLiteral("FILE"));
+    const QCommandLineOption constrainedOpt(
+        QStringLiteral("constrained"),
+        QStringLiteral(
+            "With --model on an ICNN preset: its non-negative parameters, comma-separated."),
+        QStringLiteral("NAMES"));
+    parser.addOptions({modelOpt, constrainedOpt});
     parser.addOptions({presetOpt, autostartOpt, screenshotOpt, quitOpt, stepsOpt, outOpt, openOpt,
                        tabOpt, landscapeOpt, exportOpt});
     parser.process(app);
@@ -114,6 +128,37 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "liftlab: unknown preset '%s' (liftlab-cli list shows them)\n",
                      qPrintable(parser.value(presetOpt)));
         return 2;
+    }
+    if (parser.isSet(modelOpt)) {
+        auto* box = window.findChild<liftlab::ModelFileBox*>(QStringLiteral("modelFileBox"));
+        if (!box || box->mode() == liftlab::ModelFileBox::Mode::Hidden) {
+            std::fprintf(stderr,
+                         "liftlab: --model: the preset takes no model of yours (it needs a "
+                         "backbone + last-layer task or an ICNN energy model)\n");
+            return 2;
+        }
+        // Read before anything starts (a worker reads it; the window is not up yet).
+        QEventLoop wait;
+        QObject::connect(box, &liftlab::ModelFileBox::inspected, &wait, &QEventLoop::quit);
+        box->setPath(parser.value(modelOpt));
+        if (box->reading()) wait.exec();
+        if (!box->error().isEmpty()) {
+            std::fprintf(stderr, "liftlab: --model: %s\n", qPrintable(box->error()));
+            return 2;
+        }
+        if (parser.isSet(constrainedOpt)) {
+            const QStringList names =
+                parser.value(constrainedOpt).split(QLatin1Char(','), Qt::SkipEmptyParts);
+            for (const QString& n : names)
+                if (!box->parameterNames().contains(n.trimmed())) {
+                    std::fprintf(stderr, "liftlab: --constrained: %s has no parameter '%s'\n",
+                                 qPrintable(box->path()), qPrintable(n));
+                    return 2;
+                }
+            QStringList trimmed;
+            for (const QString& n : names) trimmed << n.trimmed();
+            box->setConstrained(trimmed);
+        }
     }
     if (parser.isSet(stepsOpt)) {
         bool ok = false;

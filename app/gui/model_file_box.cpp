@@ -122,6 +122,7 @@ void ModelFileBox::inspect(const QString& path) {
         Q_EMIT inspected();
         return;
     }
+    reading_ = true;
     status_->setText(tr("Reading %1 …").arg(path));
     status_->setStyleSheet(QString());
     // Loading a TorchScript archive can take seconds for a big model: a worker reads it and
@@ -154,6 +155,7 @@ void ModelFileBox::inspect(const QString& path) {
 void ModelFileBox::showParameters(int generation, const QStringList& names,
                                   const QStringList& shapes, const QString& error) {
     if (generation != generation_) return;  // the user picked another file meanwhile
+    reading_ = false;
     if (!error.isEmpty()) {
         // "spec key 'model': FILE: not a TorchScript archive …" → the part after the key.
         QString text = error;

@@ -27,6 +27,10 @@ public:
     QString path() const;
     // True once the file's parameters are listed (a worker reads it).
     bool loaded() const { return !names_.isEmpty(); }
+    // A worker is still reading the file.
+    bool reading() const { return reading_; }
+    // Why the file was refused ("" when it was not).
+    QString error() const { return error_; }
     QStringList parameterNames() const { return names_; }
     void setConstrained(const QStringList& names);
     QStringList constrained() const;
@@ -53,6 +57,7 @@ private:
     QStringList names_;
     QString error_;
     int generation_ = 0;  // results of an older file are dropped
+    bool reading_ = false;
 };
 
 }  // namespace liftlab

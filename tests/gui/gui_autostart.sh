@@ -17,3 +17,20 @@ done
 test -s "$work/window.png"
 ls "$work"/runs/icnn-landscape-*/summary.json > /dev/null
 echo "gui autostart: $(wc -l < "$work/out.txt") figures exported"
+
+# --model: a user's TorchScript ICNN with its constrained weights, run to the end; bad uses exit 2.
+models=$(cd "$(dirname "$0")/../../resources/models" && pwd)
+"$bin" --preset icnn-ebm-1d --model "$models/icnn_1d.pt" --constrained wz1,wz2,w_out --steps 20 \
+  --autostart --out "$work/byo" --quit-when-done
+grep -q '"status": "ok"' "$work"/byo/icnn-ebm-1d-*/summary.json
+ls "$work"/byo/icnn-ebm-1d-*/models/lifter_seed0.pt > /dev/null
+expect2() {  # expect2 PATTERN ARGS...: exit 2 with the message
+  local rc=0
+  "$bin" "${@:2}" --quit-when-done > /dev/null 2> "$work/err.txt" || rc=$?
+  [ $rc -eq 2 ] || { echo "exit $rc, expected 2: ${*:2}"; cat "$work/err.txt"; exit 1; }
+  grep -q "$1" "$work/err.txt" || { echo "no '$1' in: $(cat "$work/err.txt")"; exit 1; }
+}
+expect2 "has no parameter 'wz9'" --preset icnn-ebm-1d --model "$models/icnn_1d.pt" --constrained wz1,wz9
+expect2 "takes no model of yours" --preset cpflow-toy --model "$models/icnn_1d.pt"
+expect2 "not a TorchScript archive" --preset cf-regression --model "$0"
+echo "gui --model: ok"
