@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <string>
 
@@ -17,6 +18,7 @@
 #include "report.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
+#include "training/resume.h"
 #include "training/runner.h"
 
 namespace liftlab::cli {
@@ -71,7 +73,16 @@ int command_report(const std::string& run_dir, const std::string& format) {
         return 2;
     }
     try {
-        for (const auto& path : render_report(run_dir, format)) std::printf("%s\n", path.c_str());
+        int figures = 0;
+        for (const auto& path : render_report(run_dir, format)) {
+            std::printf("%s\n", path.c_str());
+            figures += path.find("/summary.") == std::string::npos ? 1 : 0;
+        }
+        if (figures == 0)
+            std::fprintf(stderr,
+                         "liftlab-cli: %s has no metrics yet (stopped before its first log "
+                         "point): nothing to plot, only the summary table\n",
+                         run_dir.c_str());
     } catch (const std::exception& e) {
         std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
         return 2;
@@ -85,21 +96,43 @@ int command_run(const RunArgs& args) {
         return 2;
     }
     ExperimentSpec spec;
-    try {
-        nlohmann::json j = load_spec_source(args.source);
-        for (const auto& s : args.sets) apply_override(j, s);
-        if (args.steps > 0) j["steps"] = args.steps;
-        if (args.seeds > 0) {
-            j["seeds"] = nlohmann::json::array();
-            for (int i = 0; i < args.seeds; ++i) j["seeds"].push_back(i);
-        }
-        spec = parse_spec(j);
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
-        return 2;
-    }
-
     RunOptions options;
+    if (!args.resume_dir.empty()) {
+        try {
+            spec = resumable_spec(args.resume_dir);
+            options.resume = prepare_resume(args.resume_dir, spec);
+        } catch (const WriteError& e) {
+            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            return 3;
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            return 2;
+        }
+        int done = 0;
+        for (const auto& [u, s] : options.resume->units) done += s.finished ? 1 : 0;
+        const auto* last =
+            options.resume->units.empty() ? nullptr : &options.resume->units.rbegin()->second;
+        const std::string from =
+            last && !last->finished
+                ? "unit " + std::to_string(last->unit) + " from step " + std::to_string(last->step)
+                : std::string("the next unit from its start");
+        std::fprintf(stderr, "liftlab-cli: resuming %s: %d unit(s) done, %s\n",
+                     args.resume_dir.c_str(), done, from.c_str());
+    }
+    if (args.resume_dir.empty()) try {
+            nlohmann::json j = load_spec_source(args.source);
+            for (const auto& s : args.sets) apply_override(j, s);
+            if (args.steps > 0) j["steps"] = args.steps;
+            if (args.seeds > 0) {
+                j["seeds"] = nlohmann::json::array();
+                for (int i = 0; i < args.seeds; ++i) j["seeds"].push_back(i);
+            }
+            spec = parse_spec(j);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            return 2;
+        }
+
     LaunchConfig launch;
     try {
         launch = resolve_launch(args.distributed);
@@ -141,7 +174,11 @@ int command_run(const RunArgs& args) {
                      options.shard.label().c_str());
     std::signal(SIGINT, on_sigint);
     ProgressPrinter printer(stderr);
-    options.out_dir = args.out_dir;
+    // A resumed run writes into its own folder (the parent stands for --out).
+    options.out_dir = args.resume_dir.empty()
+                          ? args.out_dir
+                          : std::filesystem::path(args.resume_dir).parent_path().string();
+    if (options.out_dir.empty()) options.out_dir = ".";
     options.stop = &g_interrupted;
     RunResult result;
     try {

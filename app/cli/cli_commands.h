@@ -15,6 +15,8 @@ struct RunArgs {
     int steps = 0;                  // > 0: overrides steps
     std::string figure_format = "png";
     DistributedArgs distributed;  // data-parallel rank and sweep shard
+    // Continue this killed run folder (training/resume.h) instead of starting one.
+    std::string resume_dir;
 };
 
 int command_list();

@@ -28,6 +28,9 @@ constexpr const char* kUsage = R"(usage:
       exit codes: 0 done, 1 every method diverged or failed, 2 bad spec, data or usage,
                   3 a write to the run folder failed (disk full, file size limit) or a data-parallel
                     peer was lost, 130 interrupted
+  liftlab-cli run --resume RUN_DIR [--format png|svg|pdf]
+                                   continues a killed (or interrupted) run from the state it saved
+                                   at its last log point, to the same final metrics
   liftlab-cli merge DIR... [--out DIR]               joins --shard run folders into one run folder
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
   liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]
@@ -86,10 +89,11 @@ int main(int argc, char** argv) {
     QCommandLineOption rank("rank", "Run: this process's data-parallel rank.", "R");
     QCommandLineOption world_size("world-size", "Run: number of data-parallel ranks.", "N");
     QCommandLineOption master("master", "Run: rendezvous address of rank 0.", "HOST:PORT");
+    QCommandLineOption resume("resume", "Run: continue the killed run in DIR.", "DIR");
     QCommandLineOption dist_timeout("dist-timeout",
                                     "Run: seconds before a silent rank is an error.", "S");
     parser.addOptions({help, out, set, seeds, steps, format, method, seed, grid, space, directions,
-                       direction_seed, shard, rank, world_size, master, dist_timeout});
+                       direction_seed, shard, rank, world_size, master, dist_timeout, resume});
     parser.addPositionalArgument("command", "list | run | merge | report | landscape");
     if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     const QStringList pos = parser.positionalArguments();
@@ -142,6 +146,18 @@ int main(int argc, char** argv) {
         std::vector<std::string> dirs;
         for (int i = 1; i < pos.size(); ++i) dirs.push_back(pos[i].toStdString());
         return liftlab::cli::command_merge(dirs, parser.value(out).toStdString());
+    }
+    if (command == "run" && parser.isSet(resume)) {
+        // The folder's own spec, seeds and steps: nothing may change what the run computes.
+        if (pos.size() != 1) return usage_error("run --resume DIR takes no PRESET or SPEC.json");
+        for (const auto* o : {&set, &seeds, &steps, &shard, &rank, &world_size, &master})
+            if (parser.isSet(*o))
+                return usage_error("run --resume continues the folder's own run: --" +
+                                   o->names().first() + " cannot change it");
+        liftlab::cli::RunArgs args;
+        args.resume_dir = parser.value(resume).toStdString();
+        args.figure_format = parser.value(format).toStdString();
+        return liftlab::cli::command_run(args);
     }
     if (command == "run") {
         if (pos.size() != 2) return usage_error("run needs one PRESET or SPEC.json");

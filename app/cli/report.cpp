@@ -81,9 +81,8 @@ std::vector<std::string> render_report(const std::string& run_dir, const std::st
             throw std::runtime_error("could not write " + out_path(metric));
         written.push_back(out_path(metric));
     }
-    if (written.empty())
-        throw DataError(run_dir + "/" + run_folder::kMetrics, 0,
-                        "no loss metrics recorded yet (nothing to plot)");
+    // A run killed or stopped before its first log point has no curve yet: its summary table
+    // (statuses) is still written below, and the caller says there was nothing to plot.
 
     // Spectrum: every method at its last recorded step, and each method's history.
     if (!run.spectra.empty()) {

@@ -1,6 +1,10 @@
 #include "data/batch_sampler.h"
 
+#include "core/errors.h"
+#include "run/state_archive.h"
+
 #include <algorithm>
+#include <cstring>
 #include <numeric>
 
 namespace liftlab {
@@ -24,6 +28,27 @@ torch::Tensor BatchSampler::next() {
     auto idx = torch::from_blob(order_.data() + cursor_, {batch_size_}, torch::kLong).clone();
     cursor_ += batch_size_;
     return idx;
+}
+
+void BatchSampler::save_state(StateArchive& a, const std::string& prefix) const {
+    a.put_int(prefix + "cursor", cursor_);
+    a.put_rng(prefix + "rng", rng_);
+    a.put(prefix + "order", torch::from_blob(const_cast<int64_t*>(order_.data()),
+                                             {static_cast<int64_t>(order_.size())}, torch::kLong));
+}
+
+void BatchSampler::load_state(const StateArchive& a, const std::string& prefix) {
+    const auto order = a.tensor(prefix + "order");
+    const int64_t cursor = a.integer(prefix + "cursor");
+    if (order.scalar_type() != torch::kLong || order.dim() != 1 || order.size(0) != n_ ||
+        cursor < 0 || cursor > n_ ||
+        (order.numel() > 0 &&
+         (order.min().item<int64_t>() < 0 || order.max().item<int64_t>() >= n_)))
+        throw DataError("state", 0,
+                        "sampler '" + prefix + "' does not fit " + std::to_string(n_) + " samples");
+    a.rng(prefix + "rng", rng_);
+    std::memcpy(order_.data(), order.data_ptr<int64_t>(), sizeof(int64_t) * order_.size());
+    cursor_ = cursor;
 }
 
 }  // namespace liftlab

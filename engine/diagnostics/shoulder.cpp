@@ -1,5 +1,11 @@
 #include "diagnostics/shoulder.h"
 
+#include <cstdint>
+#include <cstring>
+
+#include "core/errors.h"
+#include "run/state_archive.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -93,6 +99,53 @@ double ShoulderTracker::median_dwell() const {
 double ShoulderTracker::exit_rate() const {
     if (exposure_ == 0) return std::numeric_limits<double>::quiet_NaN();
     return static_cast<double>(exits_) / static_cast<double>(exposure_);
+}
+
+namespace {
+template <typename T>
+torch::Tensor as_tensor(const std::vector<T>& v, torch::ScalarType type) {
+    return torch::from_blob(const_cast<T*>(v.data()), {static_cast<int64_t>(v.size())}, type)
+        .clone();
+}
+template <typename T>
+void from_tensor(const torch::Tensor& t, std::vector<T>& v, size_t expected,
+                 const std::string& key) {
+    if (t.dim() != 1 || (expected != SIZE_MAX && static_cast<size_t>(t.numel()) != expected) ||
+        t.element_size() != static_cast<int64_t>(sizeof(T)))
+        throw DataError("state", 0, "shoulder tracker: '" + key + "' does not fit this run");
+    v.resize(static_cast<size_t>(t.numel()));
+    if (!v.empty()) std::memcpy(v.data(), t.data_ptr(), sizeof(T) * v.size());
+}
+}  // namespace
+
+void ShoulderTracker::save_state(StateArchive& a, const std::string& prefix) const {
+    a.put(prefix + "in", as_tensor(in_, torch::kUInt8));
+    a.put(prefix + "left_cens", as_tensor(left_cens_, torch::kUInt8));
+    std::vector<int64_t> entry(entry_step_.begin(), entry_step_.end());
+    a.put(prefix + "entry_step", as_tensor(entry, torch::kLong));
+    a.put(prefix + "dwells", as_tensor(dwells_, torch::kLong));
+    a.put(prefix + "counts", torch::tensor({entries_, exits_, censored_start_, in_count_, exposure_,
+                                            observations_, static_cast<int64_t>(last_step_)},
+                                           torch::kLong));
+}
+
+void ShoulderTracker::load_state(const StateArchive& a, const std::string& prefix) {
+    const size_t n = in_.size();
+    from_tensor(a.tensor(prefix + "in"), in_, n, "in");
+    from_tensor(a.tensor(prefix + "left_cens"), left_cens_, n, "left_cens");
+    std::vector<int64_t> entry;
+    from_tensor(a.tensor(prefix + "entry_step"), entry, n, "entry_step");
+    entry_step_.assign(entry.begin(), entry.end());
+    from_tensor(a.tensor(prefix + "dwells"), dwells_, SIZE_MAX, "dwells");
+    std::vector<int64_t> c;
+    from_tensor(a.tensor(prefix + "counts"), c, 7, "counts");
+    entries_ = c[0];
+    exits_ = c[1];
+    censored_start_ = c[2];
+    in_count_ = c[3];
+    exposure_ = c[4];
+    observations_ = c[5];
+    last_step_ = static_cast<int>(c[6]);
 }
 
 }  // namespace liftlab

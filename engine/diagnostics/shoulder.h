@@ -6,9 +6,12 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace liftlab {
+
+class StateArchive;
 
 constexpr double kShoulderSigmoid = 0.05;  // in the shoulder when sigmoid(θ̃) ≤ 0.05
 
@@ -56,6 +59,9 @@ public:
     // missed.
     double exit_rate() const;
     int64_t observations() const { return observations_; }
+    // Everything observed so far (run --resume).
+    void save_state(StateArchive& a, const std::string& prefix) const;
+    void load_state(const StateArchive& a, const std::string& prefix);
     int64_t coordinates() const { return static_cast<int64_t>(in_.size()); }
 
 private:

@@ -1,5 +1,8 @@
 #include "lastlayer/closed_form_head.h"
 
+#include "core/errors.h"
+#include "run/state_archive.h"
+
 namespace liftlab {
 
 ClosedFormHead::ClosedFormHead(int64_t feature_dim, int64_t outputs) {
@@ -51,6 +54,40 @@ void RlsHead::observe_statistics(const GramStatistics& batch) {
 
 void FullDataHead::solve_full(const GramStatistics& stats) {
     set_weights(solve_statistics(stats, beta_));
+}
+
+void ClosedFormHead::save_state(StateArchive& a, const std::string& prefix) const {
+    a.put(prefix + "w", w_);
+}
+
+void ClosedFormHead::load_state(const StateArchive& a, const std::string& prefix) {
+    const auto w = a.tensor(prefix + "w");
+    if (w.sizes() != w_.sizes() || w.scalar_type() != w_.scalar_type())
+        throw DataError("state", 0, "closed-form head: W does not fit this run");
+    set_weights(w.to(w_.device()));
+}
+
+void RlsHead::save_state(StateArchive& a, const std::string& prefix) const {
+    ClosedFormHead::save_state(a, prefix);
+    a.put_int(prefix + "count", stats_.count);
+    a.put_real(prefix + "prior", prior_);
+    if (stats_.gram.defined()) {
+        a.put(prefix + "gram", stats_.gram);
+        a.put(prefix + "cross", stats_.cross);
+    }
+}
+
+void RlsHead::load_state(const StateArchive& a, const std::string& prefix) {
+    ClosedFormHead::load_state(a, prefix);
+    stats_.count = a.integer(prefix + "count");
+    prior_ = a.real(prefix + "prior");
+    if (a.has(prefix + "gram")) {
+        stats_.gram = a.tensor(prefix + "gram").to(w_.device());
+        stats_.cross = a.tensor(prefix + "cross").to(w_.device());
+    } else {
+        stats_.gram = torch::Tensor();
+        stats_.cross = torch::Tensor();
+    }
 }
 
 }  // namespace liftlab

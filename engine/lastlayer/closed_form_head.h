@@ -18,6 +18,8 @@ public:
     torch::Tensor weights() const override { return w_; }
     // The statistics of RlsHead start empty and follow the features' device.
     void to(const torch::Device& device) override { set_weights(w_.to(device)); }
+    void save_state(StateArchive& a, const std::string& prefix) const override;
+    void load_state(const StateArchive& a, const std::string& prefix) override;
 
 protected:
     void set_weights(torch::Tensor w);
@@ -52,6 +54,8 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
+    void save_state(StateArchive& a, const std::string& prefix) const override;
+    void load_state(const StateArchive& a, const std::string& prefix) override;
 
 private:
     double rho_, lambda_;

@@ -5,11 +5,14 @@
 #include <torch/torch.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "lastlayer/proximal_solve.h"
 
 namespace liftlab {
+
+class StateArchive;
 
 class LastLayer {
 public:
@@ -32,6 +35,10 @@ public:
     virtual void to(const torch::Device& device) = 0;
     // The ridge/proximal strength the closed form uses (0 for gradient heads).
     virtual double regulariser() const { return 0.0; }
+    // What the closed form carries from step to step (W, RLS statistics), for run --resume;
+    // a gradient head's weights are parameters(), saved with the backbone's.
+    virtual void save_state(StateArchive& a, const std::string& prefix) const {}
+    virtual void load_state(const StateArchive& a, const std::string& prefix) {}
 };
 
 // The head of a method is built by its registry entry (methods/method_registry.h, make_head).

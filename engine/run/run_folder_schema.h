@@ -25,6 +25,8 @@ inline constexpr const char* kFigures = "figures";            // the report's fi
 inline constexpr const char* kModels =
     "models";  // <label>_seed<k>.pt: trained models (TorchScript)
 inline constexpr const char* kTestData = "models/test_data.pt";  // the test split (x, y, labels)
+inline constexpr const char* kResume = "resume";  // unit<k>.state: what run --resume continues
+inline constexpr const char* kResumeLock = "resume/lock";  // held while a process writes the run
 
 // The header line of each CSV file (without its newline).
 inline constexpr const char* kMetricsColumns = "step,method,seed,metric,value";

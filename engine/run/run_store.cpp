@@ -55,7 +55,7 @@ void flush(std::FILE* f, const std::string& file) {
 
 }  // namespace
 
-void write_file_atomic(const std::string& path, const std::string& content) {
+void write_file_atomic(const std::string& path, const std::string& content, bool durable) {
     // temp file → write → fsync → close → rename → fsync of the folder: after a crash the file
     // is either the old or the new content, never a mixture or empty.
     const std::string tmp = path + ".tmp." + std::to_string(::getpid());
@@ -70,13 +70,14 @@ void write_file_atomic(const std::string& path, const std::string& content) {
         ::close(fd);
         fail(what);
     }
-    if (::fsync(fd) != 0) {
+    if (durable && ::fsync(fd) != 0) {
         const std::string what = "fsync: " + errno_text();
         ::close(fd);
         fail(what);
     }
     if (::close(fd) != 0) fail("close: " + errno_text());
     if (::rename(tmp.c_str(), path.c_str()) != 0) fail("rename: " + errno_text());
+    if (!durable) return;
     std::string dir = fs::path(path).parent_path().string();
     if (dir.empty()) dir = ".";
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -89,6 +90,60 @@ void write_file_atomic(const std::string& path, const std::string& content) {
         }
         ::close(dfd);
     }
+}
+
+namespace {
+
+// `<name>-YYYYmmdd-HHMMSS` of now.
+std::string stamped(const std::string& name) {
+    const std::time_t now = std::time(nullptr);
+    std::tm tm{};
+    localtime_r(&now, &tm);
+    char stamp[32];
+    std::strftime(stamp, sizeof(stamp), "%Y%m%d-%H%M%S", &tm);
+    return name + "-" + stamp;
+}
+
+}  // namespace
+
+RunStore RunStore::create_staged(const std::string& parent, const std::string& name) {
+    if (parent.empty()) throw std::invalid_argument("RunStore::create: empty parent folder");
+    if (!is_safe_path_component(name))
+        throw std::invalid_argument("run name '" + name +
+                                    "' is not a single path component of [A-Za-z0-9-_.@=]");
+    std::error_code ec;
+    fs::create_directories(parent, ec);
+    if (ec) throw WriteError(parent, "cannot create the folder: " + ec.message());
+    // Hidden and unique to this process: no reader of `parent` mistakes it for a run folder.
+    const std::string base =
+        (fs::path(parent) / ("." + stamped(name) + ".partial-" + std::to_string(::getpid())))
+            .string();
+    std::string dir = base;
+    for (int i = 2;; ++i) {
+        if (fs::create_directory(dir, ec)) break;
+        if (ec) throw WriteError(dir, "cannot create the run folder: " + ec.message());
+        dir = base + "-" + std::to_string(i);
+    }
+    RunStore store(dir);
+    store.staged_name_ = stamped(name);
+    return store;
+}
+
+void RunStore::publish() {
+    if (staged_name_.empty()) return;
+    const fs::path parent = fs::path(dir_).parent_path();
+    const std::string base = (parent / staged_name_).string();
+    std::string target = base;
+    for (int i = 2;; ++i) {
+        // Never onto an existing folder (a plain rename would replace an empty one).
+        if (::renameat2(AT_FDCWD, dir_.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE) == 0)
+            break;
+        if (errno != EEXIST && errno != ENOTEMPTY)
+            throw WriteError(target, "cannot publish the run folder: " + errno_text());
+        target = base + "-" + std::to_string(i);
+    }
+    dir_ = target;  // open files follow the folder (same inodes)
+    staged_name_.clear();
 }
 
 RunStore RunStore::create(const std::string& parent, const std::string& name) {
@@ -128,6 +183,7 @@ RunStore::RunStore(std::string dir) : dir_(std::move(dir)) {
 
 RunStore::RunStore(RunStore&& other) noexcept
     : dir_(std::move(other.dir_)),
+      staged_name_(std::move(other.staged_name_)),
       metrics_(other.metrics_),
       spectra_(other.spectra_),
       traces_(other.traces_),
@@ -167,9 +223,10 @@ void RunStore::append_traces(const std::vector<TracePoint>& traces) {
     if (traces.empty()) return;
     if (!traces_) {
         const std::string file = path(run_folder::kTraces);
+        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;  // (a resumed run's)
         traces_ = std::fopen(file.c_str(), "a");
         if (!traces_) throw WriteError(file, errno_text());
-        put(traces_, std::string(run_folder::kTracesColumns) + "\n", file);
+        if (fresh) put(traces_, std::string(run_folder::kTracesColumns) + "\n", file);
     }
     const std::string file = path(run_folder::kTraces);
     char value[64];
@@ -188,9 +245,10 @@ void RunStore::append_dwells(const std::string& method, uint64_t seed,
     if (dwells.empty()) return;
     if (!dwells_) {
         const std::string file = path(run_folder::kDwells);
+        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;  // (a resumed run's)
         dwells_ = std::fopen(file.c_str(), "a");
         if (!dwells_) throw WriteError(file, errno_text());
-        put(dwells_, std::string(run_folder::kDwellsColumns) + "\n", file);
+        if (fresh) put(dwells_, std::string(run_folder::kDwellsColumns) + "\n", file);
     }
     const std::string file = path(run_folder::kDwells);
     const std::string prefix = method + "," + std::to_string(seed) + ",";
@@ -202,9 +260,10 @@ void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (spectra.empty()) return;
     if (!spectra_) {
         const std::string file = path(run_folder::kSpectra);
+        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;  // (a resumed run's)
         spectra_ = std::fopen(file.c_str(), "a");
         if (!spectra_) throw WriteError(file, errno_text());
-        put(spectra_, std::string(run_folder::kSpectraColumns) + "\n", file);
+        if (fresh) put(spectra_, std::string(run_folder::kSpectraColumns) + "\n", file);
     }
     const std::string file = path(run_folder::kSpectra);
     char value[64];
@@ -217,6 +276,22 @@ void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
             put(spectra_, row, file);
         }
     flush(spectra_, file);
+}
+
+const std::vector<const char*>& RunStore::shared_files() {
+    static const std::vector<const char*> files = {run_folder::kMetrics, run_folder::kSpectra,
+                                                   run_folder::kTraces, run_folder::kDwells};
+    return files;
+}
+
+std::vector<std::uint64_t> RunStore::shared_sizes() const {
+    std::vector<std::uint64_t> out;
+    for (const char* name : shared_files()) {
+        std::error_code ec;
+        const auto size = fs::file_size(path(name), ec);
+        out.push_back(ec ? 0 : static_cast<std::uint64_t>(size));
+    }
+    return out;
 }
 
 void RunStore::write_json(const std::string& file, const nlohmann::json& j) const {

@@ -15,12 +15,19 @@ namespace liftlab {
 
 // Writes `content` to `path` through a temporary file in the same folder, fsync and a rename
 // (then fsync of the folder). Throws WriteError on any failure; `path` is then unchanged.
-void write_file_atomic(const std::string& path, const std::string& content);
+// durable = false skips the fsyncs: still all-or-nothing when the process dies (the rename is
+// atomic), not across a power loss — for the run's resume state, rewritten at every log point.
+void write_file_atomic(const std::string& path, const std::string& content, bool durable = true);
 
 class RunStore {
 public:
     // Creates a fresh folder `<parent>/<name>-YYYYmmdd-HHMMSS[-N]` (and `parent` if needed).
     static RunStore create(const std::string& parent, const std::string& name);
+    // The same folder, first made hidden (`.<name>-….partial-<pid>`) so that a process killed while
+    // it writes spec.json and summary.json leaves no half-made run folder: publish() then gives it
+    // its name (atomically, never over an existing folder).
+    static RunStore create_staged(const std::string& parent, const std::string& name);
+    void publish();
     // Opens an existing folder to append metrics (used by tests and tools).
     explicit RunStore(std::string dir);
     ~RunStore();
@@ -46,8 +53,14 @@ public:
     // Flushes, fsyncs and closes the CSV files; throws WriteError if any of that fails.
     void close();
 
+    // The byte sizes of the shared CSV files (metrics, spectra, traces, dwells; 0 for one not
+    // yet written), every row so far flushed: what a resume truncates them back to.
+    std::vector<std::uint64_t> shared_sizes() const;
+    static const std::vector<const char*>& shared_files();
+
 private:
     std::string dir_;
+    std::string staged_name_;  // create_staged: the name publish() gives the folder
     std::FILE* metrics_ = nullptr;
     std::FILE* spectra_ = nullptr;
     std::FILE* traces_ = nullptr;

@@ -568,6 +568,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("step_order", s.step_order);
     r.read("divergence_factor", s.divergence_factor);
     r.read("export_models", s.export_models);
+    r.read("save_state", s.save_state);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
@@ -695,6 +696,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"step_order", s.step_order},
             {"divergence_factor", s.divergence_factor},
             {"export_models", s.export_models},
+            {"save_state", s.save_state},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
             {"diagnostics",
              {{"spectrum_every", s.diagnostics.spectrum_every},

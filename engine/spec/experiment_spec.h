@@ -207,6 +207,9 @@ struct ExperimentSpec {
     // Write each method's trained model as TorchScript (models/<label>_seed<k>.pt) and the test
     // split (models/test_data.pt, when at most 16 MB) where the model has an export.
     bool export_models = true;
+    // Save every unit's state at each log point (resume/unit<k>.state), so that
+    // `liftlab-cli run --resume DIR` can continue the run after a kill (training/resume.h).
+    bool save_state = true;
     SweepSpec sweep;
     DiagnosticsSpec diagnostics;
 };

@@ -270,6 +270,11 @@ public:
         eval_samples_ = eval_samples_.to(torch::kFloat32);
     }
     Icnn icnn() override { return icnn_; }
+    std::string resume_blocker() const override {
+        if (spec_.icnn.proposal_adapt_steps > 0 || spec_.icnn.flow_refine_steps > 0)
+            return "its importance-sampling proposal adapts during training (not saved)";
+        return "";
+    }
     torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) override {
         if (!target_) return {};
         return target_->sample(n, seed).to(torch::kFloat32);

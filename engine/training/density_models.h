@@ -42,6 +42,9 @@ public:
                                      const std::vector<torch::Tensor>& constrained, int step) {
         return nll(x, constrained, step);
     }
+    // Why a run of this model cannot be resumed from its parameters alone ("" when it can): a
+    // model with state of its own that changes during training (adapted proposals).
+    virtual std::string resume_blocker() const { return ""; }
     // Metrics on x (no autograd): test_loss (mean NLL), and log_z / tv where they exist.
     virtual std::map<std::string, double> evaluate(
         const torch::Tensor& x, const std::vector<torch::Tensor>& constrained) = 0;

@@ -1,5 +1,7 @@
 #include "training/fused_adam.h"
 
+#include "run/state_archive.h"
+
 #include <cmath>
 #include <stdexcept>
 
@@ -40,6 +42,20 @@ void FusedAdam::factored(const std::vector<FactoredWeight>& weights) {
                 "FusedAdam::factored: not a 2-D parameter of this optimizer");
         factored_[i] = w.gradient;
     }
+}
+
+void FusedAdam::save_state(StateArchive& a, const std::string& prefix) const {
+    a.put_tensors(prefix + "m", m_);
+    a.put_tensors(prefix + "v", v_);
+    a.put_int(prefix + "t", t_);
+    a.put_real(prefix + "lr", lr_);
+}
+
+void FusedAdam::load_state(const StateArchive& a, const std::string& prefix) {
+    a.copy_into(prefix + "m", m_);
+    a.copy_into(prefix + "v", v_);
+    t_ = a.integer(prefix + "t");
+    lr_ = a.real(prefix + "lr");
 }
 
 void FusedAdam::set_lr(double lr) {

@@ -13,11 +13,14 @@
 // Adam does.
 #include <torch/torch.h>
 
+#include <string>
 #include <vector>
 
 #include "nn/outer_product_gradient.h"
 
 namespace liftlab {
+
+class StateArchive;
 
 class FusedAdam {
 public:
@@ -37,6 +40,9 @@ public:
     int64_t steps() const { return t_; }
     // A new step size for the following steps (a schedule); throws unless lr > 0.
     void set_lr(double lr);
+    // Moments, step count and step size (run --resume).
+    void save_state(StateArchive& a, const std::string& prefix) const;
+    void load_state(const StateArchive& a, const std::string& prefix);
 
 private:
     void update_factored(size_t i, const struct AdamCoefficients& k);
@@ -55,6 +61,7 @@ class FusedAdamOptimizer : public torch::optim::Optimizer {
 public:
     FusedAdamOptimizer(std::vector<torch::Tensor> params, double lr);
     torch::Tensor step(LossClosure closure = nullptr) override;
+    FusedAdam& fused() { return fused_; }
 
 private:
     FusedAdam fused_;

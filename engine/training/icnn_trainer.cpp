@@ -11,6 +11,7 @@
 #include "ebm/log_concave_targets.h"
 #include "ebm/quadrature.h"
 #include "export/model_export.h"
+#include "run/state_archive.h"
 #include "training/density_models.h"
 #include "training/fused_adam.h"
 #include "training/optimizer_factory.h"
@@ -338,6 +339,39 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     add_cross_covariances(torch::stack(iterates), slack, grads_slack, grads_theta,
                           spec_.diagnostics.permutations, seed_, out);
     return out;
+}
+
+std::string IcnnTrainer::resume_blocker() const {
+    return model_->resume_blocker();
+}
+
+void IcnnTrainer::save_state(StateArchive& a, const std::string& prefix) {
+    a.put_tensors(prefix + "params", model_->parameters());
+    if (adam_)
+        adam_->save_state(a, prefix + "adam.");
+    else
+        save_optimizer_state(*optimizer_, a, prefix + "opt.");
+    sampler_.save_state(a, prefix + "sampler.");
+    independent_sampler_.save_state(a, prefix + "independent.");
+    a.put_rng(prefix + "fresh_seeds", fresh_seeds_);
+    if (shoulder_) shoulder_->save_state(a, prefix + "shoulder.");
+    a.put_int(prefix + "steps", steps_);
+    a.put_real(prefix + "step_seconds", step_seconds_);
+}
+
+void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
+    a.copy_into(prefix + "params", model_->parameters());
+    if (adam_)
+        adam_->load_state(a, prefix + "adam.");
+    else
+        load_optimizer_state(*optimizer_, a, prefix + "opt.");
+    sampler_.load_state(a, prefix + "sampler.");
+    independent_sampler_.load_state(a, prefix + "independent.");
+    a.rng(prefix + "fresh_seeds", fresh_seeds_);
+    if (shoulder_) shoulder_->load_state(a, prefix + "shoulder.");
+    steps_ = static_cast<int>(a.integer(prefix + "steps"));
+    step_seconds_ = a.real(prefix + "step_seconds");
+    last_evaluation_.clear();
 }
 
 bool IcnnTrainer::export_model(const std::string& path) {

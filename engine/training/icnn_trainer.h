@@ -26,7 +26,10 @@ namespace liftlab {
 class DensityModel;  // the task's loss around the ICNN (icnn_trainer.cpp)
 class FusedAdam;     // training/fused_adam.h
 
-class IcnnTrainer : public Trainer, public DensityDiagnostics, public ModelExport {
+class IcnnTrainer : public Trainer,
+                    public DensityDiagnostics,
+                    public ModelExport,
+                    public Resumable {
 public:
     IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                 std::uint64_t seed);
@@ -57,6 +60,9 @@ public:
     // log_z (1-D: also quadrature_lo, quadrature_hi, quadrature_points of the reported log Z);
     // false for the convex potential flows.
     bool export_model(const std::string& path) override;
+    std::string resume_blocker() const override;
+    void save_state(StateArchive& a, const std::string& prefix) override;
+    void load_state(const StateArchive& a, const std::string& prefix) override;
 
     Icnn& icnn() { return icnn_; }
     // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]).

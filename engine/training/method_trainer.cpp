@@ -5,6 +5,7 @@
 #include "distributed/statistics_all_reduce.h"
 #include "export/model_export.h"
 #include "lastlayer/proximal_solve.h"
+#include "run/state_archive.h"
 #include "training/optimizer_factory.h"
 
 namespace liftlab {
@@ -263,6 +264,39 @@ std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x,
     if (data_.classification()) m["test_accuracy"] = correct / n;
     if (y.dim() > 2) m["test_rel_l2"] = rel_sum / n;
     return m;
+}
+
+std::string MethodTrainer::resume_blocker() const {
+    if (comm_) return "data-parallel runs are not resumed";
+    if (dynamic_cast<torch::optim::Adam*>(optimizer_.get()))
+        return "LibTorch's Adam (off the CPU) has no saved state here";
+    return "";
+}
+
+std::vector<torch::Tensor> MethodTrainer::all_parameters() {
+    auto params = backbone_->parameters();
+    for (auto& p : head_->parameters()) params.push_back(p);
+    return params;
+}
+
+void MethodTrainer::save_state(StateArchive& a, const std::string& prefix) {
+    a.put_tensors(prefix + "params", all_parameters());
+    head_->save_state(a, prefix + "head.");
+    save_optimizer_state(*optimizer_, a, prefix + "opt.");
+    sampler_.save_state(a, prefix + "sampler.");
+    a.put_int(prefix + "steps", steps_);
+    a.put_real(prefix + "step_seconds", step_seconds_);
+    a.put_real(prefix + "solve_seconds", solve_seconds_);
+}
+
+void MethodTrainer::load_state(const StateArchive& a, const std::string& prefix) {
+    a.copy_into(prefix + "params", all_parameters());
+    head_->load_state(a, prefix + "head.");
+    load_optimizer_state(*optimizer_, a, prefix + "opt.");
+    sampler_.load_state(a, prefix + "sampler.");
+    steps_ = static_cast<int>(a.integer(prefix + "steps"));
+    step_seconds_ = a.real(prefix + "step_seconds");
+    solve_seconds_ = a.real(prefix + "solve_seconds");
 }
 
 bool MethodTrainer::export_model(const std::string& path) {

@@ -19,6 +19,7 @@ class MethodTrainer : public Trainer,
                       public FeatureProbe,
                       public LastLayerAccess,
                       public ModelExport,
+                      public Resumable,
                       public DataParallel {
 public:
     MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
@@ -42,6 +43,9 @@ public:
     bool attach_communicator(std::shared_ptr<Communicator> comm) override;
     // backbone + head (mlp and TorchScript backbones; the cnn and fno1d have no export).
     bool export_model(const std::string& path) override;
+    std::string resume_blocker() const override;
+    void save_state(StateArchive& a, const std::string& prefix) override;
+    void load_state(const StateArchive& a, const std::string& prefix) override;
 
     bool closed_form() const override { return head_->closed_form(); }
     double step_seconds() const override { return step_seconds_; }
@@ -58,6 +62,8 @@ public:
     FeatureBackbone& backbone() { return *backbone_; }
 
 private:
+    // Backbone then head parameters (the optimizer's, in its order).
+    std::vector<torch::Tensor> all_parameters();
     torch::Tensor loss_of(const torch::Tensor& features, const torch::Tensor& targets,
                           const torch::Tensor& labels) const;
     // `share`: this rank's fraction of the global batch (1 in one process).

@@ -19,4 +19,13 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(const std::string& kind,
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(const OptimizerSpec& spec, double lr,
                                                         std::vector<torch::Tensor> params);
 
+class StateArchive;
+// The state of an optimizer make_optimizer built (run --resume): FusedAdam's moments, SGD's
+// momentum buffers. Throws std::runtime_error for one it cannot save (LibTorch's Adam, used off
+// the CPU).
+void save_optimizer_state(torch::optim::Optimizer& optimizer, StateArchive& a,
+                          const std::string& prefix);
+void load_optimizer_state(torch::optim::Optimizer& optimizer, const StateArchive& a,
+                          const std::string& prefix);
+
 }  // namespace liftlab

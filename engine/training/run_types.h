@@ -28,6 +28,8 @@ struct RunOptions {
     std::shared_ptr<Communicator> communicator;
     // Only this slice of the (sweep value × seed) grid (run/shard.h).
     Shard shard;
+    // Continue the killed run in plan->dir instead of creating a folder (training/resume.h).
+    std::shared_ptr<const struct ResumePlan> resume;
 };
 
 struct MethodRunSummary {

@@ -22,7 +22,9 @@
 #include "icnn/script_icnn.h"
 #include "methods/method_registry.h"
 #include "nn/torchscript_backbone.h"
+#include "run/folder_lock.h"
 #include "run/run_store.h"
+#include "training/resume.h"
 #include "training/run_reporter.h"
 #include "training/seed_run.h"
 
@@ -84,6 +86,7 @@ private:
     const ProgressCallback& on_progress_;
     std::vector<std::pair<std::string, ExperimentSpec>> sub_specs_;
     std::optional<RunStore> store_;  // set once the run folder exists
+    std::optional<FolderLock> lock_;
     RunResult result_;
     std::optional<Dataset> data_;  // on device_
     torch::Device device_{torch::kCPU};
@@ -183,6 +186,13 @@ bool Run::prepare_data() {
 }
 
 void Run::create_folder() {
+    if (options_.resume) {
+        // Continue in the killed run's folder (its spec.json and rows so far stay).
+        store_.emplace(RunStore(options_.resume->dir));
+        result_.run_dir = store_->dir();
+        store_->write_json(run_folder::kSummary, summary_json(RunStatus::Running, {}));
+        return;
+    }
     const auto& comm = options_.communicator;
     const bool writer = !comm || comm->rank() == 0;  // data-parallel: rank 0 writes
     if (options_.out_dir.empty() || !writer) return;
@@ -190,8 +200,7 @@ void Run::create_folder() {
                                          ? "-shard" + std::to_string(options_.shard.index) + "of" +
                                                std::to_string(options_.shard.count)
                                          : "";
-    store_.emplace(RunStore::create(options_.out_dir, top_.name + shard_suffix));
-    result_.run_dir = store_->dir();
+    store_.emplace(RunStore::create_staged(options_.out_dir, top_.name + shard_suffix));
     nlohmann::json resolved = to_json(top_);
     // The hashes of the users' model files, as checked (spec.json then repeats the same run).
     const auto& first = sub_specs_.front().second;
@@ -208,6 +217,10 @@ void Run::create_folder() {
         resolved["shard"] = {{"index", options_.shard.index}, {"count", options_.shard.count}};
     store_->write_json(run_folder::kSpec, resolved);
     store_->write_json(run_folder::kSummary, summary_json(RunStatus::Running, {}));
+    store_->publish();  // the folder appears with its spec and summary, or not at all
+    result_.run_dir = store_->dir();
+    // Held while this process writes the folder: a resume must not continue a live run.
+    if (top_.save_state) lock_.emplace(store_->dir());
     write_test_data();
 }
 

@@ -16,7 +16,9 @@
 #include "diagnostics/one_step_gain.h"
 #include "distributed/communication_error.h"
 #include "lastlayer/proximal_solve.h"
+#include "run/state_archive.h"
 #include "training/method_trainer.h"
+#include "training/resume.h"
 
 namespace liftlab {
 
@@ -112,22 +114,134 @@ void SeedRun::build_slots() {
         s.summary.batch_size = spec_.batch_size;
         s.summary.status = RunStatus::Running;
         if (spec_.diagnostics.checkpoint_every > 0) record_checkpoint(s, 0);
+        if (resume_blocker_.empty()) {
+            auto* r = dynamic_cast<Resumable*>(s.trainer.get());
+            const std::string why = r ? r->resume_blocker() : "its trainer has no saved state";
+            if (!why.empty()) resume_blocker_ = "method " + m.label + ": " + why;
+        }
         slots_.push_back(std::move(s));
     }
 }
 
+void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs) {
+    if (!spec_.save_state || options_.out_dir.empty()) return;
+    auto a = std::make_shared<StateArchive>();
+    a->put_int("unit", where_.unit);
+    a->put_int("step", step);
+    a->put_int("finished", finished ? 1 : 0);
+    if (!resume_blocker_.empty()) {
+        a->put_text("blocked", resume_blocker_);
+    } else if (finished) {
+        a->put_int("runs", static_cast<int64_t>(runs.size()));
+        for (size_t i = 0; i < runs.size(); ++i)
+            put_run_summary(*a, "run" + std::to_string(i) + ".", runs[i]);
+    } else {
+        for (size_t i = 0; i < slots_.size(); ++i) {
+            auto& s = slots_[i];
+            const std::string p = "s" + std::to_string(i) + ".";
+            put_run_summary(*a, p + "summary.", s.summary);  // status, final metrics so far
+            a->put_int(p + "active", s.active ? 1 : 0);
+            a->put_real(p + "loss_sum", s.loss_sum);
+            a->put_int(p + "loss_count", s.loss_count);
+            a->put_real(p + "first_loss", s.first_loss);
+            a->put_int(p + "dwells_written", static_cast<int64_t>(s.dwells_written));
+            a->put_int(p + "checkpoints", static_cast<int64_t>(s.checkpoint_steps.size()));
+            if (s.active) dynamic_cast<Resumable&>(*s.trainer).save_state(*a, p + "t.");
+        }
+    }
+    int seq;
+    {
+        std::lock_guard<std::mutex> lock(pending_state_->mutex);
+        seq = ++pending_state_->seq;
+        pending_state_->archive = a;
+    }
+    reporter_.write_ordered(where_.unit, [pending = pending_state_, seq,
+                                          unit = where_.unit](RunStore& store) {
+        std::lock_guard<std::mutex> lock(pending->mutex);
+        if (pending->seq != seq || !pending->archive) return;  // a later state replaced it
+        auto& state = *pending->archive;
+        // What the shared files hold now: every row up to this state, nothing after it.
+        const auto sizes = store.shared_sizes();
+        state.put("sizes",
+                  torch::tensor(std::vector<int64_t>(sizes.begin(), sizes.end()), torch::kInt64));
+        write_file_atomic(unit_state_path(store.dir(), unit), state.serialize(), /*durable=*/false);
+        pending->archive.reset();
+    });
+}
+
+void SeedRun::restore(const UnitResumeState& state) {
+    const StateArchive& a = *state.archive;
+    for (size_t i = 0; i < slots_.size(); ++i) {
+        auto& s = slots_[i];
+        const std::string p = "s" + std::to_string(i) + ".";
+        const auto saved = get_run_summary(a, p + "summary.");
+        if (saved.method != s.summary.method || saved.seed != s.summary.seed)
+            throw DataError(unit_state_path(options_.resume->dir, where_.unit), 0,
+                            "holds method " + saved.method + ", seed " +
+                                std::to_string(saved.seed) + " where the spec has " +
+                                s.summary.method + ", seed " + std::to_string(s.summary.seed));
+        s.summary = saved;
+        s.active = a.integer(p + "active") != 0;
+        s.loss_sum = a.real(p + "loss_sum");
+        s.loss_count = static_cast<int>(a.integer(p + "loss_count"));
+        s.first_loss = a.real(p + "first_loss");
+        s.dwells_written = static_cast<size_t>(a.integer(p + "dwells_written"));
+        if (s.active) dynamic_cast<Resumable&>(*s.trainer).load_state(a, p + "t.");
+        // The trajectory file holds at least the state's checkpoints (it is written first).
+        const auto n = a.integer(p + "checkpoints");
+        s.checkpoint_steps.clear();
+        s.checkpoints.clear();
+        s.trajectory_dirty = false;
+        if (n > 0) {
+            const std::string file = options_.resume->dir + "/" + run_folder::kTrajectories + "/" +
+                                     to_safe_path_component(s.summary.method) + "_seed" +
+                                     std::to_string(seed_) + ".pt";
+            std::vector<torch::Tensor> t;
+            try {
+                torch::load(t, file);
+            } catch (const c10::Error& e) {
+                throw DataError(file, 0, std::string("cannot read: ") + e.what_without_backtrace());
+            }
+            if (t.size() != 3 || t[0].dim() != 1 || t[0].size(0) < n || t[1].size(0) < n ||
+                t[2].size(0) < n)
+                throw DataError(file, 0, "holds fewer checkpoints than the saved state");
+            for (int64_t k = 0; k < n; ++k) {
+                s.checkpoint_steps.push_back(t[0][k].item<int64_t>());
+                s.checkpoints["theta"].push_back(t[1][k].clone());
+                s.checkpoints["lifted"].push_back(t[2][k].clone());
+            }
+        }
+    }
+}
+
 void SeedRun::run() {
+    const UnitResumeState* resumed = options_.resume ? options_.resume->find(where_.unit) : nullptr;
+    if (resumed && resumed->finished) {
+        // Done before the kill: its results stand as saved.
+        reporter_.started(where_.unit,
+                          {where_.seed_index, seed_, where_.suffix, spec_.steps, spec_.steps},
+                          resumed->runs);
+        reporter_.finished(where_.unit, resumed->runs);
+        return;
+    }
     build_slots();
+    int first_step = 1;
+    if (resumed) {
+        restore(*resumed);
+        first_step = resumed->step + 1;
+    }
     std::vector<MethodRunSummary> starting;
     for (const auto& s : slots_) starting.push_back(s.summary);
-    reporter_.started(where_.unit, {where_.seed_index, seed_, where_.suffix, 0, spec_.steps},
+    reporter_.started(where_.unit,
+                      {where_.seed_index, seed_, where_.suffix, first_step - 1, spec_.steps},
                       std::move(starting));
+    if (!resumed) save_unit_state(0, false);
     // Methods on several threads: between two sync steps every method trains on its own (see
     // train_chunk).
     groups_ = std::min<int>(where_.method_threads, static_cast<int>(slots_.size()));
     caller_threads_ = torch::get_num_threads();
     if (groups_ > 1) set_compute_threads(1);
-    for (int step = 1; step <= spec_.steps; ++step) {
+    for (int step = first_step; step <= spec_.steps; ++step) {
         const int last = groups_ > 1 ? next_sync_step(step) : step;
         if (!train_steps(step, last)) {
             cancelled_ = true;
@@ -277,8 +391,10 @@ bool SeedRun::observe(int step) {
     update_.spectra.clear();
     update_.traces.clear();
     update_.statuses.clear();
-    if (log_now && !options_.out_dir.empty())    // ICNN checkpoints and dwells: lost at most
+    if (log_now && !options_.out_dir.empty()) {  // ICNN checkpoints and dwells: lost at most
         for (auto& s : slots_) persist_slot(s);  // one log interval on a kill
+        save_unit_state(step, false);            // after this log point's rows
+    }
     return go_on;
 }
 
@@ -428,6 +544,7 @@ void SeedRun::finish() {
     }
     if (groups_ > 1) set_compute_threads(caller_threads_);
     if (!update_.statuses.empty()) reporter_.report_statuses(where_.unit, update_);
+    if (!cancelled_) save_unit_state(spec_.steps, true, runs);
     reporter_.finished(where_.unit, std::move(runs));
 }
 

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -20,6 +21,8 @@
 #include "training/trainer.h"
 
 namespace liftlab {
+
+class StateArchive;
 
 // The fixed probe sets of the diagnostics: held-out samples for the spectrum, one training batch
 // for the one-step analysis.
@@ -71,6 +74,10 @@ private:
     using Ending = std::optional<std::pair<RunStatus, std::string>>;
 
     void build_slots();
+    // resume/unit<k>.state (training/resume.h) through the ordered writes, after this log
+    // point's rows: only the latest pending state is kept and written.
+    void save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs = {});
+    void restore(const struct UnitResumeState& state);
     void finish_slot(Slot& s, RunStatus status, int step, const std::string& reason);
     Ending train_slot(Slot& s, int step);
     bool stop_requested() const;
@@ -102,6 +109,14 @@ private:
     std::atomic<bool>& cancelled_;
     std::vector<Slot> slots_;
     ProgressUpdate update_;
+    // Why this unit's state is not saved ("" when it is): a method without a resumable trainer.
+    std::string resume_blocker_;
+    struct PendingState {
+        std::mutex mutex;
+        int seq = 0;
+        std::shared_ptr<StateArchive> archive;
+    };
+    std::shared_ptr<PendingState> pending_state_ = std::make_shared<PendingState>();
     int groups_ = 1;          // method threads actually used
     int caller_threads_ = 1;  // the caller's intra-op threads, restored at the end
 };

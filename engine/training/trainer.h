@@ -79,6 +79,20 @@ public:
     virtual std::map<std::string, torch::Tensor> checkpoint() = 0;
 };
 
+// Everything that decides a trainer's next steps — parameters, optimizer moments, sampler
+// positions, random engines, carried closed-form statistics, diagnostics so far — saved at a log
+// point and restored into a freshly built trainer of the same spec and seed, so that
+// `liftlab-cli run --resume` continues a killed run to the numbers an uninterrupted run gives.
+class StateArchive;
+class Resumable {
+public:
+    virtual ~Resumable() = default;
+    // Why this trainer cannot be resumed ("" when it can).
+    virtual std::string resume_blocker() const { return ""; }
+    virtual void save_state(StateArchive& a, const std::string& prefix) = 0;
+    virtual void load_state(const StateArchive& a, const std::string& prefix) = 0;
+};
+
 // The trained model as a TorchScript file a PyTorch user loads with torch.jit.load
 // (export/model_export.h). False when this trainer's model has no export.
 class ModelExport {

@@ -145,10 +145,10 @@ empty_out)
 write_failure)
   # A file size limit stands in for a full disk: the run must end `failed` with exit 3 and the
   # reason in summary.json and on stderr (it used to exit 0 with `ok` and a cut metrics.csv).
-  # (No model export: its 80 kB test split would hit the 24 kB limit first.)
+  # (No model export and no resume state: each would hit the 24 kB limit first.)
   set +e
   (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 3000 --set log_every=5 \
-     --set export_models=false --out runs) \
+     --set export_models=false --set save_state=false --out runs) \
     >out.txt 2>err.txt
   rc=$?
   set -e
@@ -167,11 +167,21 @@ PY
   # own file writer used to abort the process from a destructor).
   rm -rf runs
   set +e
-  (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 10 --out runs) >out.txt 2>err.txt
+  (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 10 --set save_state=false \
+     --out runs) >out.txt 2>err.txt
   rc=$?
   set -e
   [ $rc -eq 3 ] || fail "export: exit code $rc, expected 3: $(tail -5 err.txt)"
   grep -q "run failed: cannot write .*models/.*File too large" err.txt || fail "$(tail -5 err.txt)"
+  no_ok_folder
+  # So does the resume state (written at every log point).
+  rm -rf runs
+  set +e
+  (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 10 --out runs) >out.txt 2>err.txt
+  rc=$?
+  set -e
+  [ $rc -eq 3 ] || fail "state: exit code $rc, expected 3: $(tail -5 err.txt)"
+  grep -q "run failed: cannot write .*resume/unit0.state: File too large" err.txt || fail "$(tail -5 err.txt)"
   no_ok_folder
   ;;
 data_errors)

@@ -1,0 +1,172 @@
+#include "training/resume.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "core/bounded_input.h"
+#include "core/errors.h"
+#include "run/folder_lock.h"
+#include "run/run_store.h"
+#include "run/state_archive.h"
+
+namespace liftlab {
+
+namespace fs = std::filesystem;
+
+std::string unit_state_path(const std::string& dir, int unit) {
+    return dir + "/" + run_folder::kResume + "/unit" + std::to_string(unit) + ".state";
+}
+
+ExperimentSpec resumable_spec(const std::string& dir) {
+    const std::string file = dir + "/" + run_folder::kSpec;
+    auto j = read_json_file(file);
+    return parse_recorded_spec(j);
+}
+
+void put_run_summary(StateArchive& a, const std::string& p, const MethodRunSummary& r) {
+    a.put_text(p + "method", r.method);
+    a.put_text(p + "name", r.name);
+    a.put_text(p + "sweep_value", r.sweep_value);
+    a.put_int(p + "seed", static_cast<int64_t>(r.seed));
+    a.put_int(p + "batch_size", r.batch_size);
+    a.put_text(p + "status", to_string(r.status));
+    a.put_int(p + "steps_done", r.steps_done);
+    a.put_text(p + "reason", r.reason);
+    a.put_text(p + "model", r.model);
+    a.put_text(p + "model_error", r.model_error);
+    nlohmann::json keys = nlohmann::json::array();
+    std::vector<double> values;
+    for (const auto& [k, v] : r.final_metrics) {
+        keys.push_back(k);
+        values.push_back(v);
+    }
+    a.put_text(p + "final_keys", keys.dump());
+    a.put(p + "final_values", torch::tensor(values, torch::kFloat64));
+}
+
+MethodRunSummary get_run_summary(const StateArchive& a, const std::string& p) {
+    MethodRunSummary r;
+    r.method = a.text(p + "method");
+    r.name = a.text(p + "name");
+    r.sweep_value = a.text(p + "sweep_value");
+    r.seed = static_cast<std::uint64_t>(a.integer(p + "seed"));
+    r.batch_size = static_cast<int>(a.integer(p + "batch_size"));
+    const auto status = parse_run_status(a.text(p + "status"));
+    if (!status) throw DataError("state", 0, "unknown status in " + p);
+    r.status = *status;
+    r.steps_done = static_cast<int>(a.integer(p + "steps_done"));
+    r.reason = a.text(p + "reason");
+    r.model = a.text(p + "model");
+    r.model_error = a.text(p + "model_error");
+    const auto keys = parse_json_bounded(a.text(p + "final_keys"), "state");
+    const auto values = a.tensor(p + "final_values");
+    if (!keys.is_array() || values.dim() != 1 ||
+        static_cast<int64_t>(keys.size()) != values.numel() ||
+        values.scalar_type() != torch::kFloat64)
+        throw DataError("state", 0, "bad final metrics in " + p);
+    for (size_t k = 0; k < keys.size(); ++k) {
+        if (!keys[k].is_string()) throw DataError("state", 0, "bad final metrics in " + p);
+        r.final_metrics[keys[k].get<std::string>()] =
+            values[static_cast<int64_t>(k)].item<double>();
+    }
+    return r;
+}
+
+namespace {
+
+std::vector<MethodRunSummary> runs_of(const StateArchive& a) {
+    std::vector<MethodRunSummary> out;
+    const int64_t n = a.integer("runs");
+    if (n < 0 || n > 100000) throw DataError("state", 0, "bad run count");
+    for (int64_t i = 0; i < n; ++i)
+        out.push_back(get_run_summary(a, "run" + std::to_string(i) + "."));
+    return out;
+}
+
+}  // namespace
+
+std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
+                                                 const ExperimentSpec& spec) {
+    auto plan = std::make_shared<ResumePlan>();
+    plan->dir = dir;
+    try {
+        plan->lock = std::make_shared<FolderLock>(dir);
+    } catch (const WriteError&) {
+        throw;
+    } catch (const std::exception& e) {
+        throw SpecError("resume", e.what());
+    }
+    const auto summary = read_json_file(dir + "/" + run_folder::kSummary);
+    const std::string status = summary.is_object() ? summary.value("status", "") : "";
+    if (status == "ok" || status == "diverged")
+        throw SpecError("resume", dir + " finished (status " + status + "): nothing to resume");
+    if (!spec.save_state)
+        throw SpecError("resume", dir +
+                                      " was run with save_state off: it saved no state to "
+                                      "resume from");
+    const auto units = static_cast<int>(expand_sweep(spec).size() * spec.seeds.size());
+    int last = -1;
+    for (int u = 0; u < units; ++u) {
+        const std::string file = unit_state_path(dir, u);
+        if (!fs::exists(file)) break;
+        auto a = std::make_shared<StateArchive>(StateArchive::read_file(file));
+        if (a->has("blocked"))
+            throw SpecError("resume", dir + " cannot be resumed: " + a->text("blocked"));
+        UnitResumeState s;
+        s.unit = u;
+        if (a->integer("unit") != u) throw DataError(file, 0, "holds another unit's state");
+        s.step = static_cast<int>(a->integer("step"));
+        if (s.step < 0 || s.step > spec.steps) throw DataError(file, 0, "step out of range");
+        s.finished = a->integer("finished") != 0;
+        if (s.finished) s.runs = runs_of(*a);
+        s.archive = a;
+        plan->units[u] = std::move(s);
+        last = u;
+    }
+    for (int u = last + 1; u < units; ++u)
+        if (fs::exists(unit_state_path(dir, u)))
+            throw DataError(
+                unit_state_path(dir, u), 0,
+                "a state of a later unit without one of unit " + std::to_string(last + 1));
+    for (const auto& [u, s] : plan->units)
+        if (u < last && !s.finished)
+            throw DataError(unit_state_path(dir, u), 0,
+                            "unit " + std::to_string(u) + " is not finished but a later one ran");
+    // Cut the shared files back to what the last state had seen (nothing of a unit after it
+    // was written: its writes wait for the earlier units).
+    std::vector<std::uint64_t> sizes(RunStore::shared_files().size(), 0);
+    if (last >= 0) {
+        const auto t = plan->units.at(last).archive->tensor("sizes");
+        if (t.scalar_type() != torch::kInt64 || t.numel() != static_cast<int64_t>(sizes.size()))
+            throw DataError(unit_state_path(dir, last), 0, "bad file sizes");
+        for (size_t i = 0; i < sizes.size(); ++i)
+            sizes[i] = static_cast<std::uint64_t>(t[static_cast<int64_t>(i)].item<int64_t>());
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const std::string file = dir + "/" + RunStore::shared_files()[i];
+        std::error_code ec;
+        const bool exists = fs::exists(file, ec);
+        const std::uint64_t have = exists ? fs::file_size(file, ec) : 0;
+        if (have < sizes[i])
+            throw DataError(file, 0,
+                            "is shorter (" + std::to_string(have) +
+                                " bytes) than the saved state says (" + std::to_string(sizes[i]) +
+                                ")");
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const std::string file = dir + "/" + RunStore::shared_files()[i];
+        std::error_code ec;
+        if (!fs::exists(file, ec)) continue;
+        if (sizes[i] == 0 && i > 0) {
+            fs::remove(file, ec);  // created after the state: written again from its header
+        } else if (::truncate(file.c_str(), static_cast<off_t>(sizes[i])) != 0) {
+            throw WriteError(file, "cannot cut it back to the saved state");
+        }
+    }
+    // (No state at all — killed before the first unit saved one — cuts metrics.csv to nothing:
+    // the run store writes its header again.)
+    return plan;
+}
+
+}  // namespace liftlab

@@ -1,0 +1,56 @@
+// `liftlab-cli run --resume DIR` (README "Reliability"): a killed run continues from the state its
+// units saved at their last log point (resume/unit<k>.state, run/state_archive.h) to the same
+// final metrics an uninterrupted run gives. Units are written in order, so the saved states form a
+// prefix: finished units are taken as they are, the last one is continued from its step, later
+// ones run from the start; the shared CSV files are cut back to the bytes the last state had seen,
+// so every row after it is written again exactly once.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "spec/experiment_spec.h"
+#include "training/run_types.h"
+
+namespace liftlab {
+
+class StateArchive;
+
+struct UnitResumeState {
+    int unit = 0;
+    int step = 0;           // the last step the state holds (0: the unit's start)
+    bool finished = false;  // the unit is done: `runs` are its results
+    std::shared_ptr<StateArchive> archive;
+    std::vector<MethodRunSummary> runs;
+};
+
+class FolderLock;
+struct ResumePlan {
+    std::string dir;
+    std::shared_ptr<FolderLock> lock;      // held for as long as the plan lives
+    std::map<int, UnitResumeState> units;  // units with a saved state
+    const UnitResumeState* find(int unit) const {
+        const auto it = units.find(unit);
+        return it == units.end() ? nullptr : &it->second;
+    }
+};
+
+// The run folder's spec (spec.json) for a resume. Throws SpecError/DataError naming the file.
+ExperimentSpec resumable_spec(const std::string& dir);
+
+// Reads DIR/resume/, checks that the run can be continued (it did not finish; every method can be
+// resumed; the states fit the spec) and cuts the shared CSV files back to what the last state had
+// seen. Throws SpecError (key "resume") or DataError naming the file and what is wrong; nothing is
+// changed on disk unless it returns.
+std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
+                                                 const ExperimentSpec& spec);
+
+// One (method, seed) summary in a state archive, under `prefix`.
+void put_run_summary(StateArchive& a, const std::string& prefix, const MethodRunSummary& r);
+MethodRunSummary get_run_summary(const StateArchive& a, const std::string& prefix);
+
+// The unit state file of unit `unit` in a run folder.
+std::string unit_state_path(const std::string& dir, int unit);
+
+}  // namespace liftlab
