@@ -74,10 +74,13 @@ int command_report(const std::string& run_dir, const std::string& format) {
     }
     try {
         int figures = 0;
-        for (const auto& path : render_report(run_dir, format)) {
+        std::vector<std::string> notes;
+        for (const auto& path : render_report(run_dir, format, &notes)) {
             std::printf("%s\n", path.c_str());
             figures += path.find("/summary.") == std::string::npos ? 1 : 0;
         }
+        for (const auto& note : notes)
+            std::fprintf(stderr, "liftlab-cli: note: %s\n", note.c_str());
         if (figures == 0)
             std::fprintf(stderr,
                          "liftlab-cli: %s has no metrics yet (stopped before its first log "

@@ -50,8 +50,10 @@ std::string safe_stem(std::string s) {
 
 }  // namespace
 
-std::vector<std::string> render_report(const std::string& run_dir, const std::string& format) {
+std::vector<std::string> render_report(const std::string& run_dir, const std::string& format,
+                                       std::vector<std::string>* notes) {
     const RunFolderData run = read_run_folder(run_dir);
+    if (notes) *notes = run.notes;
     const QString title = QString::fromStdString(run.title);
 
     const fs::path fig_dir = fs::path(run_dir) / run_folder::kFigures;

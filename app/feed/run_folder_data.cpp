@@ -12,6 +12,7 @@
 #include "core/errors.h"
 #include "methods/method_registry.h"
 #include "run/run_store.h"
+#include "spec/experiment_spec.h"
 
 namespace liftlab {
 
@@ -24,23 +25,64 @@ struct CsvRow {
     std::vector<std::string> cells;
 };
 
-// Rows of a CSV with a header line and exactly `columns` cells (cut-off rows skipped). A missing
-// file has no rows; a file that is not a regular file is a DataError.
-std::vector<CsvRow> read_rows(const std::string& path, size_t columns) {
+constexpr size_t kNotesPerFile = 3;  // then "… and N more"
+
+// Notes of one file, at most kNotesPerFile of them spelled out.
+class FileNotes {
+public:
+    FileNotes(std::vector<std::string>& notes, std::string file)
+        : notes_(notes), file_(std::move(file)) {}
+    ~FileNotes() {
+        if (count_ > kNotesPerFile)
+            notes_.push_back(file_ + ": " + std::to_string(count_ - kNotesPerFile) +
+                             " more row(s) left out");
+    }
+    void add(int line, const std::string& what) {
+        if (++count_ <= kNotesPerFile)
+            notes_.push_back(file_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + what);
+    }
+
+private:
+    std::vector<std::string>& notes_;
+    std::string file_;
+    size_t count_ = 0;
+};
+
+// Rows of a CSV with the header `header` and exactly `columns` cells. A missing file has no
+// rows; a file that is not a regular file is a DataError. A wrong header leaves the whole file
+// out, a malformed complete row that row (each with a note); the last row without its newline is
+// a killed writer's cut-off row, skipped silently.
+std::vector<CsvRow> read_rows(const std::string& path, const char* header, size_t columns,
+                              FileNotes& notes) {
     std::vector<CsvRow> out;
     std::error_code ec;
     if (!fs::exists(path, ec)) return out;
-    std::stringstream in(read_regular_file(path, kMaxMetricsBytes));
-    std::string line;
-    std::getline(in, line);
-    int line_no = 1;
-    while (std::getline(in, line)) {
+    const std::string text = read_regular_file(path, kMaxMetricsBytes);
+    size_t pos = 0;
+    int line_no = 0;
+    while (pos < text.size()) {
+        const size_t nl = text.find('\n', pos);
+        if (nl == std::string::npos) break;  // cut off
+        const std::string line = text.substr(pos, nl - pos);
+        pos = nl + 1;
         ++line_no;
+        if (line_no == 1) {
+            if (line != header) {
+                notes.add(1, "header is not '" + std::string(header) + "': file left out");
+                return {};
+            }
+            continue;
+        }
         std::vector<std::string> cells;
-        std::stringstream ss(line);
-        std::string cell;
-        while (std::getline(ss, cell, ',')) cells.push_back(cell);
-        if (cells.size() == columns) out.push_back({line_no, std::move(cells)});
+        size_t s = 0;
+        for (size_t c; (c = line.find(',', s)) != std::string::npos; s = c + 1)
+            cells.push_back(line.substr(s, c - s));
+        cells.push_back(line.substr(s));
+        if (cells.size() == columns)
+            out.push_back({line_no, std::move(cells)});
+        else
+            notes.add(line_no, std::to_string(cells.size()) + " fields, " +
+                                   std::to_string(columns) + " expected: row left out");
     }
     return out;
 }
@@ -60,13 +102,17 @@ int int_cell(const std::string& path, const CsvRow& r, size_t column, const char
 }
 
 // A JSON file of the folder, or null when it is missing or unusable (every file but
-// metrics.csv is optional). Bounded: a hostile file must not crash the window.
-nlohmann::json read_json(const std::string& path) {
+// metrics.csv is optional; an unusable one gets a note). Bounded: a hostile file must not crash
+// the window.
+nlohmann::json read_json(const std::string& path, std::vector<std::string>& notes) {
     try {
         std::error_code ec;
         if (!fs::exists(path, ec)) return nlohmann::json();
-        return read_json_file(path);
-    } catch (const DataError&) {
+        auto j = read_json_file(path);
+        if (!j.is_object()) notes.push_back(path + ": not a JSON object: left out");
+        return j;
+    } catch (const DataError& e) {
+        notes.push_back(std::string(e.what()) + ": left out");
         return nlohmann::json();
     }
 }
@@ -145,7 +191,13 @@ RunFolderData read_run_folder(const std::string& dir) {
 
     d.name = fs::path(dir).filename().string();
     d.title = d.name;
-    const auto spec = read_json(dir + "/" + run_folder::kSpec);
+    const auto spec = read_json(dir + "/" + run_folder::kSpec, d.notes);
+    if (spec.is_object() && spec.contains("schema_version") &&
+        (!spec["schema_version"].is_number_integer() ||
+         spec["schema_version"].get<long long>() > kSpecSchemaVersion))
+        d.notes.push_back(dir + "/" + run_folder::kSpec + ": schema_version " +
+                          spec["schema_version"].dump() +
+                          " is newer than this LiftLab's: read as far as it goes");
     // Type-checked reads: a hand-edited or corrupted spec.json/summary.json never throws here.
     auto int_of = [](const nlohmann::json& o, const char* key, long long fallback) {
         return o.is_object() && o.contains(key) && o[key].is_number_integer()
@@ -197,9 +249,20 @@ RunFolderData read_run_folder(const std::string& dir) {
         d.training_loss = classification_losses(d.task_kind, methods);
     }
 
-    const auto summary = read_json(dir + "/" + run_folder::kSummary);
+    const std::string summary_path = dir + "/" + run_folder::kSummary;
+    const auto summary = read_json(summary_path, d.notes);
+    {
+        std::error_code ec;
+        if (!fs::exists(summary_path, ec))
+            d.notes.push_back(summary_path + ": missing (no statuses or final metrics)");
+    }
     if (summary.is_object()) {
         d.status = string_of(summary, "status", "");
+        if (!parse_run_status(d.status))
+            d.notes.push_back(summary_path + ": status '" + d.status +
+                              "' is not one LiftLab writes");
+        if (summary.contains("runs") && !summary["runs"].is_array())
+            d.notes.push_back(summary_path + ": \"runs\" is not a list: left out");
         const auto runs = summary.find("runs");
         if (runs != summary.end() && runs->is_array())
             for (const auto& r : *runs) {
@@ -246,10 +309,15 @@ RunFolderData read_run_folder(const std::string& dir) {
     // spectra.csv: step,method,seed,index,sigma — the first seed of each method.
     std::map<std::string, std::string> first_seed;
     const std::string spectra_path = dir + "/" + run_folder::kSpectra;
-    for (const auto& row : read_rows(spectra_path, 5)) {
+    FileNotes spectra_notes(d.notes, spectra_path);
+    for (const auto& row : read_rows(spectra_path, run_folder::kSpectraColumns, 5, spectra_notes)) {
         const auto& r = row.cells;
         double sigma;
-        if (!to_double(r[4], &sigma)) continue;
+        long long index = 0;
+        if (!to_double(r[4], &sigma) || !parse_int_field(r[3], 0, 1 << 30, &index)) {
+            spectra_notes.add(row.line, "index or sigma is not a number: row left out");
+            continue;
+        }
         if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
         if (first_seed[r[1]] != r[2]) continue;
         d.spectra[r[1]][int_cell(spectra_path, row, 0, "step")].push_back(sigma);
@@ -257,10 +325,16 @@ RunFolderData read_run_folder(const std::string& dir) {
     // traces.csv: step,method,seed,coordinate,value — the first seed of each method.
     first_seed.clear();
     const std::string traces_path = dir + "/" + run_folder::kTraces;
-    for (const auto& row : read_rows(traces_path, 5)) {
+    FileNotes trace_notes(d.notes, traces_path);
+    for (const auto& row : read_rows(traces_path, run_folder::kTracesColumns, 5, trace_notes)) {
         const auto& r = row.cells;
         double step, value;
-        if (!to_double(r[0], &step) || !to_double(r[4], &value)) continue;
+        long long coordinate = 0;
+        if (!to_double(r[0], &step) || !to_double(r[4], &value) ||
+            !parse_int_field(r[3], 0, std::numeric_limits<int>::max(), &coordinate)) {
+            trace_notes.add(row.line, "step, coordinate or value is not a number: row left out");
+            continue;
+        }
         if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
         if (first_seed[r[1]] != r[2]) continue;
         auto& t = d.traces[{r[1], int_cell(traces_path, row, 3, "coordinate")}];
@@ -268,9 +342,15 @@ RunFolderData read_run_folder(const std::string& dir) {
         t.second.push_back(value);
     }
     // dwells.csv: method,seed,dwell — every seed.
-    for (const auto& row : read_rows(dir + "/" + run_folder::kDwells, 3)) {
+    const std::string dwells_path = dir + "/" + run_folder::kDwells;
+    FileNotes dwell_notes(d.notes, dwells_path);
+    for (const auto& row : read_rows(dwells_path, run_folder::kDwellsColumns, 3, dwell_notes)) {
         double dwell;
-        if (to_double(row.cells[2], &dwell)) d.dwells[row.cells[0]].push_back(dwell);
+        if (to_double(row.cells[2], &dwell) && dwell >= 0)
+            d.dwells[row.cells[0]].push_back(dwell);
+        else
+            dwell_notes.add(row.line,
+                            "dwell '" + row.cells[2] + "' is not a step count: row left out");
     }
     return d;
 }

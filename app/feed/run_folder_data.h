@@ -32,6 +32,10 @@ struct RunFolderData {
     // summary.json's per-run warnings (e.g. an importance-sampling ESS below 1 %), each as
     // "method (seed S): text", in summary order.
     std::vector<std::string> warnings;
+    // What of the folder could not be read and was left out, each naming the file (and line):
+    // an unreadable spec.json or summary.json, a malformed row of spectra/traces/dwells. A row
+    // cut off by a killed writer (the last line, without its newline) is not a note.
+    std::vector<std::string> notes;
 
     // A sweep (spec "sweep"): the swept key and, per method label without the "@key=value"
     // suffix (in summary order), numeric sweep value → final metric → values over the seeds

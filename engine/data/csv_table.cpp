@@ -48,6 +48,13 @@ CsvTable read_csv_table(const std::string& path) {
                 if (fields[i].empty())
                     throw DataError(path, line_no,
                                     "header column " + std::to_string(i + 1) + " has no name");
+            for (size_t i = 0; i < fields.size(); ++i)
+                for (size_t j = 0; j < i; ++j)
+                    if (fields[i] == fields[j])
+                        throw DataError(path, line_no,
+                                        "header names column '" + fields[i] + "' twice (columns " +
+                                            std::to_string(j + 1) + " and " +
+                                            std::to_string(i + 1) + ")");
             table.columns = std::move(fields);
             continue;
         }
@@ -61,9 +68,12 @@ CsvTable read_csv_table(const std::string& path) {
             char* end = nullptr;
             errno = 0;
             const double v = std::strtod(f.c_str(), &end);
-            if (f.empty() || end != f.c_str() + f.size())
-                throw DataError(path, line_no,
-                                "column '" + table.columns[i] + "': '" + f + "' is not a number");
+            // Decimal numbers only: strtod would also read C's hexadecimal forms (0x1F, 0x1p3).
+            if (f.empty() || end != f.c_str() + f.size() ||
+                f.find_first_of("xXpP") != std::string::npos)
+                throw DataError(
+                    path, line_no,
+                    "column '" + table.columns[i] + "': '" + f + "' is not a decimal number");
             if (!std::isfinite(v))
                 throw DataError(path, line_no,
                                 "column '" + table.columns[i] + "': value '" + f +

@@ -354,7 +354,14 @@ std::vector<MetricRow> read_metrics_csv(const std::string& path) {
         const std::string line = text.substr(pos, nl - pos);
         pos = nl + 1;
         ++line_no;
-        if (line_no == 1 || line.empty()) continue;  // header
+        if (line_no == 1) {
+            if (line != run_folder::kMetricsColumns)
+                throw DataError(path, 1,
+                                "header '" + line.substr(0, 80) + "' is not '" +
+                                    run_folder::kMetricsColumns + "'");
+            continue;
+        }
+        if (line.empty()) continue;
         std::vector<std::string> f;
         size_t s = 0;
         for (size_t c; (c = line.find(',', s)) != std::string::npos; s = c + 1)

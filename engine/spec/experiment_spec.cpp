@@ -574,6 +574,15 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
                                  "merged_from", "device_used"})
         if (r.has(recorded)) r.raw(recorded);
+    // A spec of a later LiftLab may mean something this build does not know.
+    if (r.has("schema_version")) {
+        const auto& v = r.raw("schema_version");
+        require(v.is_number_integer() && v.get<long long>() >= 1 &&
+                    v.get<long long>() <= kSpecSchemaVersion,
+                "schema_version",
+                "this LiftLab reads schema versions 1 to " + std::to_string(kSpecSchemaVersion) +
+                    ", got " + v.dump() + " (written by a newer LiftLab?)");
+    }
     if (r.has("sweep")) s.sweep = parse_sweep(r.raw("sweep"));
     if (r.has("diagnostics")) s.diagnostics = parse_diagnostics(r.raw("diagnostics"));
     r.finish();

@@ -21,7 +21,15 @@ std::string unit_state_path(const std::string& dir, int unit) {
 ExperimentSpec resumable_spec(const std::string& dir) {
     const std::string file = dir + "/" + run_folder::kSpec;
     auto j = read_json_file(file);
-    return parse_recorded_spec(j);
+    try {
+        return parse_recorded_spec(j);
+    } catch (const SpecError& e) {
+        // "spec key 'k': what" → "spec key 'k': in DIR/spec.json: what"
+        const std::string what = e.what();
+        const auto colon = what.find("': ");
+        throw SpecError(e.key(), "in " + file + ": " +
+                                     (colon == std::string::npos ? what : what.substr(colon + 3)));
+    }
 }
 
 void put_run_summary(StateArchive& a, const std::string& p, const MethodRunSummary& r) {
