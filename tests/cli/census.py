@@ -388,10 +388,16 @@ def torchscript_cases():
                        ("empty zip", zipped({})), ("zip of junk", zipped({"a/b": b"x"})),
                        ("zip with bad data.pkl", zipped({"archive/data.pkl": b"\x80\x02junk", "archive/version": b"3"})),
                        ("zip, constants only", zipped({"archive/constants.pkl": b"\x80\x02)", "archive/version": b"3"})),
-                       ("pdf header", b"%PDF-1.4\n" + bytes(100))]:
+                       ("pdf header", b"%PDF-1.4\n" + bytes(100))] + [
+                           (f"real model cut at {f:.0%}", MODEL[: int(len(MODEL) * f)]) for f in (0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99)] + [
+                           ("real model, a byte flipped in its zip directory", MODEL[:-30] + bytes([MODEL[-30] ^ 0xFF]) + MODEL[-29:])]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
     return out
+
+
+MODEL = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "models",
+                          "mlp_backbone.pt"), "rb").read()
 
 
 def make_templates():
