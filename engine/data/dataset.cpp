@@ -41,6 +41,17 @@ Dataset make_demand_dataset(const TaskSpec& task) {
 
 }  // namespace
 
+std::string user_data_source(const TaskSpec& task) {
+    if (!task.csv_path.empty() && (task.kind == "csv-regression" || task.kind == "cpflow-tabular" ||
+                                   (task.kind == "icnn-ebm-nd" && task.target == "csv")))
+        return task.csv_path;
+    if (task.kind == "fashion-mnist" ||
+        (task.kind == "icnn-ebm-nd" && task.target == "fmnist-latents"))
+        return task.data_dir;
+    if (task.kind == "cifar-binary" && !task.train_files.empty()) return task.train_files.front();
+    return "";
+}
+
 std::string data_cache_dir(const TaskSpec& task) {
     if (!task.cache_dir.empty()) return task.cache_dir;
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
@@ -183,14 +194,8 @@ namespace {
 
 // Which file or folder a task's data comes from, for messages.
 std::string data_source(const TaskSpec& task) {
-    if (!task.csv_path.empty() && (task.kind == "csv-regression" || task.kind == "cpflow-tabular" ||
-                                   (task.kind == "icnn-ebm-nd" && task.target == "csv")))
-        return task.csv_path;
-    if (task.kind == "fashion-mnist" ||
-        (task.kind == "icnn-ebm-nd" && task.target == "fmnist-latents"))
-        return task.data_dir;
-    if (task.kind == "cifar-binary" && !task.train_files.empty()) return task.train_files.front();
-    return "task '" + task.kind + "'";
+    auto file = user_data_source(task);
+    return file.empty() ? "task '" + task.kind + "'" : file;
 }
 
 // Training on non-finite inputs would look like a diverging method; it is a data error.

@@ -46,6 +46,9 @@ Dataset make_dataset(const TaskSpec& task, const DataProgress& progress = {});
 // task.cache_dir, else $XDG_CACHE_HOME/liftlab, else ~/.cache/liftlab ("" when none is known).
 std::string data_cache_dir(const TaskSpec& task);
 
+// The user's file or folder a task reads its data from ("" for generated data), for messages.
+std::string user_data_source(const TaskSpec& task);
+
 // Classification: one-hot targets of the squared loss beside the int64 labels (METHODS.md,
 // "Classification").
 Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,

@@ -136,15 +136,20 @@ void StateArchive::copy_into(const std::string& key, const std::vector<torch::Te
 
 std::string StateArchive::serialize() const {
     nlohmann::json index = index_;
-    std::string raw;
+    size_t raw_size = 0;
     for (const auto& [key, t] : tensors_) {
         const auto bytes = static_cast<size_t>(t.numel()) * t.element_size();
-        index[key]["offset"] = raw.size();
+        index[key]["offset"] = raw_size;
         index[key]["bytes"] = bytes;
-        raw.append(static_cast<const char*>(t.data_ptr()), bytes);
+        raw_size += bytes;
     }
     const std::string head = index.dump();
-    return std::string(kMagic) + std::to_string(head.size()) + "\n" + head + "\n" + raw;
+    std::string out = std::string(kMagic) + std::to_string(head.size()) + "\n" + head + "\n";
+    out.reserve(out.size() + raw_size);  // one copy of the tensors' bytes
+    for (const auto& [key, t] : tensors_)
+        out.append(static_cast<const char*>(t.data_ptr()),
+                   static_cast<size_t>(t.numel()) * t.element_size());
+    return out;
 }
 
 StateArchive StateArchive::parse(const std::string& bytes, const std::string& where) {

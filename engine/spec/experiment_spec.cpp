@@ -471,6 +471,8 @@ void check_run_settings(const ExperimentSpec& s) {
     require_one_of(s.step_order, {"backbone-first", "w-first"}, "step_order");
     require_one_of(s.device, device_names(), "device");
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
+    require(s.save_state_seconds >= 0 && std::isfinite(s.save_state_seconds), "save_state_seconds",
+            "must be a non-negative number of seconds");
 }
 
 // The task against its methods, architecture and backbone (the registry's families and flags).
@@ -569,6 +571,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("divergence_factor", s.divergence_factor);
     r.read("export_models", s.export_models);
     r.read("save_state", s.save_state);
+    r.read("save_state_seconds", s.save_state_seconds);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
@@ -706,6 +709,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"divergence_factor", s.divergence_factor},
             {"export_models", s.export_models},
             {"save_state", s.save_state},
+            {"save_state_seconds", s.save_state_seconds},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
             {"diagnostics",
              {{"spectrum_every", s.diagnostics.spectrum_every},

@@ -210,6 +210,10 @@ struct ExperimentSpec {
     // Save every unit's state at each log point (resume/unit<k>.state), so that
     // `liftlab-cli run --resume DIR` can continue the run after a kill (training/resume.h).
     bool save_state = true;
+    // At most one saved state per unit every this many seconds of training (a state holds every
+    // parameter and optimizer moment: saving one at each log point cost 30 % of a lifter run);
+    // 0: at every log point. A resume repeats at most this much training.
+    double save_state_seconds = 30.0;
     SweepSpec sweep;
     DiagnosticsSpec diagnostics;
 };

@@ -119,8 +119,6 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
         const std::string file = unit_state_path(dir, u);
         if (!fs::exists(file)) break;
         auto a = std::make_shared<StateArchive>(StateArchive::read_file(file));
-        if (a->has("blocked"))
-            throw SpecError("resume", dir + " cannot be resumed: " + a->text("blocked"));
         UnitResumeState s;
         s.unit = u;
         if (a->integer("unit") != u) throw DataError(file, 0, "holds another unit's state");
@@ -129,6 +127,10 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
         s.finished = a->integer("finished") != 0;
         if (s.finished) s.runs = runs_of(*a);
         s.archive = a;
+        // A unit that cannot be continued mid-way (its start marker: "blocked" says why) runs
+        // again from its start; the shared files are cut back to where its rows began.
+        s.restart = !s.finished && a->has("blocked");
+        if (s.restart) s.step = 0;
         plan->units[u] = std::move(s);
         last = u;
     }

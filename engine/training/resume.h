@@ -21,6 +21,7 @@ struct UnitResumeState {
     int unit = 0;
     int step = 0;           // the last step the state holds (0: the unit's start)
     bool finished = false;  // the unit is done: `runs` are its results
+    bool restart = false;   // its trainers keep no state: it runs again from its start
     std::shared_ptr<StateArchive> archive;
     std::vector<MethodRunSummary> runs;
 };

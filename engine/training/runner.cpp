@@ -48,16 +48,6 @@ std::vector<std::string> final_metric_warnings(const std::map<std::string, doubl
 
 namespace {
 
-// " in FILE" for a task that reads the user's data (for messages about those data).
-std::string data_source(const TaskSpec& t) {
-    if (!t.csv_path.empty() && (t.kind == "csv-regression" || t.target == "csv"))
-        return " in " + t.csv_path;
-    if (t.kind == "cifar-binary" && !t.train_files.empty())
-        return " in " + t.train_files.front() + (t.train_files.size() > 1 ? " …" : "");
-    if (t.kind == "fashion-mnist") return " in " + t.data_dir;
-    return "";
-}
-
 // The device the run trains on (spec.device resolved on this machine).
 torch::Device run_device(const ExperimentSpec& spec) {
     // auto: the ICNN family runs on the CPU even where CUDA is available (parse_spec refuses an
@@ -131,10 +121,13 @@ void Run::load_data(const ExperimentSpec& spec) {
     }
     // A batch larger than the data would silently shrink to the data (the summary would still
     // claim the requested size).
-    if (spec.batch_size > data_->n_train())
+    if (spec.batch_size > data_->n_train()) {
+        const auto file = user_data_source(spec.task);
         throw SpecError("batch_size", std::to_string(spec.batch_size) + " is larger than the " +
                                           std::to_string(data_->n_train()) +
-                                          " training samples of the data" + data_source(spec.task));
+                                          " training samples of the data" +
+                                          (file.empty() ? "" : " in " + file));
+    }
     // Images too small for the cnn backbone's blocks (each halves the side; a 1 × 1 IDX or
     // CIFAR file) are a data/spec mismatch, named before training, not a failed run.
     const auto& x = data_->x_train;

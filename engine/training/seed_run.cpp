@@ -125,16 +125,17 @@ void SeedRun::build_slots() {
 
 void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs) {
     if (!spec_.save_state || options_.out_dir.empty()) return;
+    last_state_save_ = std::chrono::steady_clock::now();
     auto a = std::make_shared<StateArchive>();
     a->put_int("unit", where_.unit);
     a->put_int("step", step);
     a->put_int("finished", finished ? 1 : 0);
-    if (!resume_blocker_.empty()) {
-        a->put_text("blocked", resume_blocker_);
-    } else if (finished) {
+    if (finished) {
         a->put_int("runs", static_cast<int64_t>(runs.size()));
         for (size_t i = 0; i < runs.size(); ++i)
             put_run_summary(*a, "run" + std::to_string(i) + ".", runs[i]);
+    } else if (!resume_blocker_.empty()) {
+        a->put_text("blocked", resume_blocker_);  // its start only: resumed from step 0
     } else {
         for (size_t i = 0; i < slots_.size(); ++i) {
             auto& s = slots_[i];
@@ -216,6 +217,7 @@ void SeedRun::restore(const UnitResumeState& state) {
 
 void SeedRun::run() {
     const UnitResumeState* resumed = options_.resume ? options_.resume->find(where_.unit) : nullptr;
+    if (resumed && resumed->restart) resumed = nullptr;  // from its start, as if new
     if (resumed && resumed->finished) {
         // Done before the kill: its results stand as saved.
         reporter_.started(where_.unit,
@@ -235,7 +237,11 @@ void SeedRun::run() {
     reporter_.started(where_.unit,
                       {where_.seed_index, seed_, where_.suffix, first_step - 1, spec_.steps},
                       std::move(starting));
-    if (!resumed) save_unit_state(0, false);
+    // A unit whose trainers keep no state is resumed from its start: a small marker says where
+    // its rows begin. (Others need none: without a state of its own a unit starts afresh after
+    // the last unit that saved one.)
+    last_state_save_ = std::chrono::steady_clock::now();
+    if (!resumed && !resume_blocker_.empty()) save_unit_state(0, false);
     // Methods on several threads: between two sync steps every method trains on its own (see
     // train_chunk).
     groups_ = std::min<int>(where_.method_threads, static_cast<int>(slots_.size()));
@@ -393,7 +399,13 @@ bool SeedRun::observe(int step) {
     update_.statuses.clear();
     if (log_now && !options_.out_dir.empty()) {  // ICNN checkpoints and dwells: lost at most
         for (auto& s : slots_) persist_slot(s);  // one log interval on a kill
-        save_unit_state(step, false);            // after this log point's rows
+        // After this log point's rows, at most every save_state_seconds (the finished state
+        // follows the last step anyway); a unit that cannot be resumed mid-way saves none.
+        const auto now = std::chrono::steady_clock::now();
+        if (resume_blocker_.empty() && !last &&
+            std::chrono::duration<double>(now - last_state_save_).count() >=
+                spec_.save_state_seconds)
+            save_unit_state(step, false);
     }
     return go_on;
 }

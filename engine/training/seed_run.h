@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -117,6 +118,7 @@ private:
         std::shared_ptr<StateArchive> archive;
     };
     std::shared_ptr<PendingState> pending_state_ = std::make_shared<PendingState>();
+    std::chrono::steady_clock::time_point last_state_save_;  // spec.save_state_seconds apart
     int groups_ = 1;          // method threads actually used
     int caller_threads_ = 1;  // the caller's intra-op threads, restored at the end
 };

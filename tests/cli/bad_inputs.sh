@@ -174,11 +174,11 @@ PY
   [ $rc -eq 3 ] || fail "export: exit code $rc, expected 3: $(tail -5 err.txt)"
   grep -q "run failed: cannot write .*models/.*File too large" err.txt || fail "$(tail -5 err.txt)"
   no_ok_folder
-  # So does the resume state (written at every log point).
+  # So does the resume state (here written at every log point).
   rm -rf runs
   set +e
   (ulimit -f 24; exec timeout 120 "$cli" run cf-regression --steps 10 --set export_models=false \
-     --out runs) >out.txt 2>err.txt
+     --set save_state_seconds=0 --set log_every=5 --out runs) >out.txt 2>err.txt
   rc=$?
   set -e
   [ $rc -eq 3 ] || fail "state: exit code $rc, expected 3: $(tail -5 err.txt)"

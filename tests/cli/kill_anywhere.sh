@@ -16,6 +16,7 @@ export XDG_CONFIG_HOME="$work/config"
 fail() { echo "FAIL [$family kill $i]: $*" >&2; exit 1; }
 
 log_every=20
+state=(--set save_state_seconds=0)  # a state at every log point: the kills test each one
 case "$family" in
 closed-form) spec=(cf-regression --steps 400 --seeds 2 --set log_every=$log_every
                    --set diagnostics.spectrum_every=100 --set diagnostics.one_step_every=100) ;;
@@ -29,14 +30,14 @@ esac
 
 i=0
 t0=$(date +%s%N)
-ref=$("$cli" run "${spec[@]}" --out ref 2>/dev/null)
+ref=$("$cli" run "${spec[@]}" "${state[@]}" --out ref 2>/dev/null)
 span_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
 RANDOM=31  # the kill moments are seeded
 folders=0 finished=0 resumed=0 mid_unit=0
 for i in $(seq 1 "$kills"); do
   delay_ms=$(( RANDOM * 32768 + RANDOM ))
   delay_ms=$(( delay_ms % (span_ms + 1) ))  # a moment within the run
-  "$cli" run "${spec[@]}" --out "k$i" >/dev/null 2>&1 &
+  "$cli" run "${spec[@]}" "${state[@]}" --out "k$i" >/dev/null 2>&1 &
   pid=$!
   sleep "$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))"
   kill -9 "$pid" 2>/dev/null || true

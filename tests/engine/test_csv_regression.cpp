@@ -90,7 +90,13 @@ TEST(CsvRegression, RaggedRowIsNamedWithLine) {
 
 TEST(CsvRegression, NonNumberAndEmptyFilesAreErrors) {
     TempDir dir;
-    EXPECT_NE(csv_error(dir, "x,y\n1,abc\n").find("'abc' is not a number"), std::string::npos);
+    EXPECT_NE(csv_error(dir, "x,y\n1,abc\n").find("'abc' is not a decimal number"),
+              std::string::npos);
+    // strtod would read C's hexadecimal forms; a data file means decimal.
+    EXPECT_NE(csv_error(dir, "x,y\n1,0x1F\n").find("'0x1F' is not a decimal number"),
+              std::string::npos);
+    EXPECT_NE(csv_error(dir, "x,y\n0x1p3,2\n").find("'0x1p3' is not a decimal number"),
+              std::string::npos);
     EXPECT_NE(csv_error(dir, "").find("empty"), std::string::npos);
     EXPECT_NE(csv_error(dir, "x,y\n").find("no data rows"), std::string::npos);
 }

@@ -103,6 +103,12 @@ TEST(ExperimentSpec, OutOfRangeValuesAreNamed) {
     j = minimal();
     j["seeds"] = {-1};
     EXPECT_EQ(spec_error(j).first, "seeds[0]");
+
+    j = minimal();
+    j["save_state_seconds"] = -1.0;
+    EXPECT_EQ(spec_error(j).first, "save_state_seconds");
+    j["save_state_seconds"] = 0.0;  // a state at every log point
+    EXPECT_EQ(liftlab::parse_spec(j).save_state_seconds, 0.0);
 }
 
 TEST(ExperimentSpec, OverridesFollowDottedPaths) {

@@ -95,7 +95,7 @@ ExperimentSpec small_cf_spec() {
         "backbone": {"hidden": [32], "feature_dim": 16},
         "methods": [{"name": "adam", "lr": 0.001}, {"name": "cf-prox", "lambda": 10},
                     {"name": "cf-rls", "lambda": 10, "rho": 0.9}],
-        "steps": 60, "log_every": 10, "seeds": [0, 1], "threads": 1,
+        "steps": 60, "log_every": 10, "seeds": [0, 1], "threads": 1, "save_state_seconds": 0,
         "diagnostics": {"spectrum_every": 20}})"));
 }
 
@@ -124,8 +124,12 @@ TEST(Resume, StoppedAtEveryLogPointThenResumedGivesTheUninterruptedRun) {
     full_options.out_dir = out.file("full");
     const auto full = run_experiment(spec, full_options);
     // Stop (as Ctrl-C does) right after step k of the second seed's unit, for several k: the
-    // folder is cancelled; --resume continues it.
-    for (const int stop_at : {1, 10, 35, 60}) {
+    // folder is cancelled; --resume continues it. With a state at every log point, and with the
+    // default cadence of one every 30 s (none within this short unit: it runs again from step 0).
+    const std::pair<int, double> stops[] = {{1, 0.0}, {10, 0.0}, {35, 0.0}, {60, 0.0}, {35, 30.0}};
+    for (const auto& [stop_at, cadence] : stops) {
+        auto spec_at = spec;
+        spec_at.save_state_seconds = cadence;
         std::atomic<bool> stop{false};
         int steps_seen = 0;
         RunOptions options;
@@ -134,12 +138,15 @@ TEST(Resume, StoppedAtEveryLogPointThenResumedGivesTheUninterruptedRun) {
         options.before_step = [&] {
             if (++steps_seen == spec.steps + stop_at) stop = true;  // seed 0 done, seed 1 at k
         };
-        const auto stopped = run_experiment(spec, options);
+        const auto stopped = run_experiment(spec_at, options);
         ASSERT_EQ(stopped.status, RunStatus::Cancelled);
         const auto plan = prepare_resume(stopped.run_dir, resumable_spec(stopped.run_dir));
-        ASSERT_EQ(plan->units.size(), 2u);
+        // Seed 1's unit saved a state at each of its log points before the stop (none before
+        // step 10: it then starts afresh after seed 0's finished state).
+        const int saved = cadence > 0 ? 0 : (stop_at - 1) / spec.log_every * spec.log_every;
+        ASSERT_EQ(plan->units.size(), saved > 0 ? 2u : 1u);
         EXPECT_TRUE(plan->units.at(0).finished);
-        EXPECT_EQ(plan->units.at(1).step, (stop_at - 1) / spec.log_every * spec.log_every);
+        if (saved > 0) EXPECT_EQ(plan->units.at(1).step, saved);
         RunOptions resume;
         resume.out_dir = out.str();
         resume.resume = plan;
@@ -190,15 +197,44 @@ TEST(Resume, RefusesWhatCannotBeResumedWithTheReason) {
     off.save_state = false;
     const auto unsaved = run_experiment(off, options);
     expect([&] { prepare_resume(unsaved.run_dir, off); }, "save_state off");
-    // A method whose trainer keeps no state: DFIV.
-    const auto dfiv = parse_spec(nlohmann::json::parse(R"({
-        "name": "dfiv-resume", "task": {"kind": "dfiv-demand", "n_train": 600},
-        "methods": [{"name": "dfiv-prox"}], "batch_size": 64, "steps": 20, "threads": 1})"));
-    const auto blocked = run_experiment(dfiv, options);
-    expect([&] { prepare_resume(blocked.run_dir, dfiv); }, "method dfiv-prox");
     // Damage: a state file that is not one.
     std::ofstream(unit_state_path(stopped.run_dir, 0)) << "garbage";
     expect([&] { prepare_resume(stopped.run_dir, spec); }, "not a LiftLab state file");
+}
+
+TEST(Resume, AUnitWithoutSavedTrainersRunsAgainFromItsStart) {
+    // DFIV's trainer keeps no resumable state: a stopped unit restarts from step 0 and the run
+    // still ends with the uninterrupted run's numbers (the first seed's unit is kept as it was).
+    const auto dfiv = parse_spec(nlohmann::json::parse(R"({
+        "name": "dfiv-resume", "task": {"kind": "dfiv-demand", "n_train": 600},
+        "methods": [{"name": "dfiv-prox"}], "batch_size": 64, "steps": 40, "log_every": 10,
+        "seeds": [0, 1], "threads": 1, "save_state_seconds": 0})"));
+    test::TempDir out;
+    RunOptions full_options;
+    full_options.out_dir = out.file("full");
+    const auto full = run_experiment(dfiv, full_options);
+    std::atomic<bool> stop{false};
+    int steps_seen = 0;
+    RunOptions options;
+    options.out_dir = out.file("stopped");
+    options.stop = &stop;
+    options.before_step = [&] {
+        if (++steps_seen == dfiv.steps + 25) stop = true;
+    };
+    const auto stopped = run_experiment(dfiv, options);
+    ASSERT_EQ(stopped.status, RunStatus::Cancelled);
+    const auto plan = prepare_resume(stopped.run_dir, dfiv);
+    ASSERT_TRUE(plan->units.at(1).restart);
+    RunOptions resume;
+    resume.out_dir = out.str();
+    resume.resume = plan;
+    const auto resumed = run_experiment(dfiv, resume);
+    ASSERT_EQ(resumed.status, RunStatus::Ok);
+    for (size_t i = 0; i < full.runs.size(); ++i)
+        for (const auto& [k, v] : full.runs[i].final_metrics)
+            if (k != "time_s" && k != "solve_fraction")
+                EXPECT_EQ(resumed.runs[i].final_metrics.at(k), v) << k;
+    EXPECT_EQ(untimed_metrics(stopped.run_dir), untimed_metrics(full.run_dir));
 }
 
 }  // namespace
