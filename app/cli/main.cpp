@@ -30,7 +30,8 @@ constexpr const char* kUsage = R"(usage:
                     peer was lost, 130 interrupted
   liftlab-cli run --resume RUN_DIR [--format png|svg|pdf]
                                    continues a killed (or interrupted) run from the state it saved
-                                   at its last log point, to the same final metrics
+                                   at its last save (every save_state_seconds, default 30 s),
+                                   to the same final metrics
   liftlab-cli merge DIR... [--out DIR]               joins --shard run folders into one run folder
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
   liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]

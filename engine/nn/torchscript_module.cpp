@@ -3,11 +3,18 @@
 #include "nn/torchscript_inspect.h"
 
 #include <openssl/evp.h>
+#include <torch/csrc/jit/frontend/error_report.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
+#include <zlib.h>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
+#include <vector>
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
@@ -28,6 +35,273 @@ std::string hex_sha256(const std::string& bytes) {
         out.push_back(hex[digest[i] & 15]);
     }
     return out;
+}
+
+// Little-endian fields of the zip format, bounds-checked by the callers.
+uint64_t zip_le(const std::string& b, size_t at, int bytes) {
+    uint64_t v = 0;
+    for (int i = bytes - 1; i >= 0; --i) v = (v << 8) | static_cast<unsigned char>(b[at + i]);
+    return v;
+}
+
+// A zip archive's entries as its central directory declares them: name, stored (compressed)
+// size and uncompressed size. Empty when the directory cannot be read (LibTorch's reader then
+// says what is wrong).
+struct ZipEntry {
+    std::string name;
+    uint64_t stored = 0, size = 0;
+    uint64_t local_header = 0;  // offset of the entry's local header
+    int method = 0;             // 0 stored, 8 deflated
+};
+std::vector<ZipEntry> zip_entries(const std::string& b) {
+    constexpr size_t kEocd = 22;
+    if (b.size() < kEocd) return {};
+    size_t eocd = std::string::npos;
+    const size_t lowest = b.size() > kEocd + 65535 ? b.size() - kEocd - 65535 : 0;
+    for (size_t at = b.size() - kEocd + 1; at-- > lowest;)
+        if (zip_le(b, at, 4) == 0x06054b50) {
+            eocd = at;
+            break;
+        }
+    if (eocd == std::string::npos) return {};
+    uint64_t count = zip_le(b, eocd + 10, 2), offset = zip_le(b, eocd + 16, 4);
+    if ((count == 0xFFFF || offset == 0xFFFFFFFF) && eocd >= 20 &&
+        zip_le(b, eocd - 20, 4) == 0x07064b50) {  // zip64: the locator, then its end record
+        const uint64_t end64 = zip_le(b, eocd - 20 + 8, 8);
+        if (end64 > b.size() || b.size() - end64 < 56 || zip_le(b, end64, 4) != 0x06064b50)
+            return {};
+        count = zip_le(b, end64 + 32, 8);
+        offset = zip_le(b, end64 + 48, 8);
+    }
+    std::vector<ZipEntry> out;
+    size_t at = offset;
+    for (uint64_t i = 0; i < count; ++i) {
+        if (at > b.size() || b.size() - at < 46 || zip_le(b, at, 4) != 0x02014b50) return {};
+        ZipEntry e;
+        e.method = static_cast<int>(zip_le(b, at + 10, 2));
+        e.stored = zip_le(b, at + 20, 4);
+        e.size = zip_le(b, at + 24, 4);
+        e.local_header = zip_le(b, at + 42, 4);
+        const size_t name_len = zip_le(b, at + 28, 2), extra_len = zip_le(b, at + 30, 2),
+                     comment_len = zip_le(b, at + 32, 2);
+        if (b.size() - at - 46 < name_len + extra_len + comment_len) return {};
+        e.name = b.substr(at + 46, name_len);
+        // zip64 sizes live in the extra field (id 1): uncompressed first, then compressed.
+        for (size_t x = at + 46 + name_len; x + 4 <= at + 46 + name_len + extra_len;) {
+            const size_t id = zip_le(b, x, 2), len = zip_le(b, x + 2, 2);
+            if (x + 4 + len > at + 46 + name_len + extra_len) break;
+            if (id == 1) {
+                size_t f = x + 4;
+                if (e.size == 0xFFFFFFFF && f + 8 <= x + 4 + len) e.size = zip_le(b, f, 8), f += 8;
+                if (e.stored == 0xFFFFFFFF && f + 8 <= x + 4 + len)
+                    e.stored = zip_le(b, f, 8), f += 8;
+                if (e.local_header == 0xFFFFFFFF && f + 8 <= x + 4 + len)
+                    e.local_header = zip_le(b, f, 8);
+            }
+            x += 4 + len;
+        }
+        out.push_back(std::move(e));
+        at += 46 + name_len + extra_len + comment_len;
+    }
+    return out;
+}
+
+// LibTorch inflates every entry to the size the archive declares before looking at it: a
+// damaged size field (or a zip bomb) would have it allocate, compile and print hundreds of
+// megabytes (found by fuzzing: a 13 kB file held LiftLab for 19 s). PyTorch stores its
+// archives' entries uncompressed; a repacked archive may deflate them, which real tensors and
+// code survive at a few times their size. So the declared total may be at most 8 × the file
+// plus 16 MiB.
+void check_declared_sizes(const std::string& bytes, const std::string& path,
+                          const std::string& key) {
+    const uint64_t bound = 8 * static_cast<uint64_t>(bytes.size()) + (uint64_t{16} << 20);
+    uint64_t total = 0;
+    for (const auto& e : zip_entries(bytes)) {
+        total += std::min<uint64_t>(e.size, bound + 1);
+        if (total > bound)
+            throw SpecError(key, path + ": not a TorchScript archive: its entry '" + e.name +
+                                     "' declares " + std::to_string(e.size) +
+                                     " bytes, more than the " + std::to_string(bytes.size()) +
+                                     "-byte file can hold (a damaged or hostile file)");
+    }
+}
+
+// An entry's bytes: stored as they are, or inflated (raw deflate); nullopt when the entry cannot
+// be located (LibTorch's reader then says what is wrong). Throws `damaged` when a deflated entry
+// does not inflate to its declared size: LibTorch's miniz would read such a stream differently
+// (found by fuzzing: a damaged stream gave it a pickle no check had seen). Sizes are bounded by
+// check_declared_sizes.
+std::optional<std::string> zip_entry_bytes(const std::string& b, const ZipEntry& e,
+                                           const std::function<void()>& damaged) {
+    const uint64_t h = e.local_header;
+    if (h > b.size() || b.size() - h < 30 || zip_le(b, h, 4) != 0x04034b50) return std::nullopt;
+    const uint64_t data = h + 30 + zip_le(b, h + 26, 2) + zip_le(b, h + 28, 2);
+    if (data > b.size() || b.size() - data < e.stored) return std::nullopt;
+    if (e.method == 0) return b.substr(data, e.stored);
+    if (e.method != 8) return std::nullopt;
+    std::string out(e.size, '\0');
+    z_stream z{};
+    if (inflateInit2(&z, -15) != Z_OK) throw std::bad_alloc();
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(b.data() + data));
+    z.avail_in = static_cast<uInt>(std::min<uint64_t>(e.stored, UINT32_MAX));
+    z.next_out = reinterpret_cast<Bytef*>(out.data());
+    z.avail_out = static_cast<uInt>(std::min<uint64_t>(out.size(), UINT32_MAX));
+    const int rc = inflate(&z, Z_FINISH);
+    const uint64_t produced = z.total_out;
+    inflateEnd(&z);
+    if (rc != Z_STREAM_END || produced != e.size) damaged();
+    return out;
+}
+
+// LibTorch's unpickler trusts the lengths and memo indices a pickle declares: a string said to
+// be 400 MB long is allocated (and zeroed) before the reader finds the file ends, a memo index
+// of 2³² reserves 64 GB (found by fuzzing: 13 kB files held LiftLab for seconds, or ran it out
+// of memory). The opcodes are walked far enough to refuse those; the first unknown opcode ends
+// the walk and leaves the judgement to LibTorch. Returns the problem, or "" when none is seen.
+std::string pickle_problem(const std::string& p) {
+    const size_t n = p.size();
+    size_t i = 0;
+    auto skip_line = [&] {
+        const size_t end = p.find('\n', i);
+        i = end == std::string::npos ? n : end + 1;
+    };
+    while (i < n) {
+        const auto op = static_cast<unsigned char>(p[i++]);
+        int fixed = -1;  // bytes of a fixed-size argument
+        int prefix = 0;  // bytes of a length prefix before as many bytes of data
+        switch (op) {
+            case '.':  // STOP
+                return {};
+            case '(':
+            case '0':
+            case '1':
+            case '2':
+            case 'N':
+            case 'Q':
+            case 'R':
+            case 'a':
+            case 'b':
+            case 'd':
+            case '}':
+            case 'e':
+            case 'l':
+            case ']':
+            case 'o':
+            case 's':
+            case 't':
+            case ')':
+            case 'u':
+            case 0x81:
+            case 0x85:
+            case 0x86:
+            case 0x87:
+            case 0x88:
+            case 0x89:
+            case 0x8f:
+            case 0x90:
+            case 0x91:
+            case 0x92:
+            case 0x93:
+            case 0x94:
+            case 0x97:
+            case 0x98:
+                fixed = 0;
+                break;
+            case 'K':
+            case 'h':
+            case 'q':
+            case 0x80:
+            case 0x82:
+                fixed = 1;
+                break;
+            case 'M':
+            case 0x83:
+                fixed = 2;
+                break;
+            case 'J':
+            case 'j':
+            case 0x84:
+                fixed = 4;
+                break;
+            case 'r':  // LONG_BINPUT: a memo index, at most one per opcode of the pickle
+                if (n - i < 4) return "it ends inside an opcode";
+                if (zip_le(p, i, 4) > n)
+                    return "a memo index of " + std::to_string(zip_le(p, i, 4)) +
+                           " in a pickle of " + std::to_string(n) + " bytes";
+                fixed = 4;
+                break;
+            case 'G':
+            case 0x95:
+                fixed = 8;
+                break;
+            case 'F':
+            case 'I':
+            case 'L':
+            case 'P':
+            case 'S':
+            case 'V':
+            case 'g':
+            case 'p':
+                skip_line();
+                continue;
+            case 'c':
+            case 'i':
+                skip_line();
+                skip_line();
+                continue;
+            case 'C':
+            case 'U':
+            case 0x8a:
+            case 0x8c:
+                prefix = 1;
+                break;
+            case 'B':
+            case 'T':
+            case 'X':
+            case 0x8b:
+                prefix = 4;
+                break;
+            case 0x8d:
+            case 0x8e:
+            case 0x96:
+                prefix = 8;
+                break;
+            default:
+                return {};
+        }
+        if (fixed >= 0) {
+            if (n - i < static_cast<size_t>(fixed)) return "it ends inside an opcode";
+            i += fixed;
+            continue;
+        }
+        if (n - i < static_cast<size_t>(prefix)) return "it ends inside an opcode";
+        const uint64_t length = zip_le(p, i, prefix);
+        i += prefix;
+        if (length > n - i)
+            return "a " + std::to_string(length) + "-byte string where " + std::to_string(n - i) +
+                   " bytes remain";
+        i += length;
+    }
+    return {};
+}
+
+// Every deflated entry must inflate to its declared size, and every pickle of the archive
+// (data.pkl, constants.pkl, the code's debug pickles) pass pickle_problem.
+void check_entries(const std::string& bytes, const std::string& path, const std::string& key) {
+    for (const auto& e : zip_entries(bytes)) {
+        const bool pickle = e.name.size() >= 3 && e.name.compare(e.name.size() - 3, 3, "pkl") == 0;
+        if (!pickle && e.method != 8) continue;
+        const auto content = zip_entry_bytes(bytes, e, [&] {
+            throw SpecError(key, path + ": not a TorchScript archive: its entry '" + e.name +
+                                     "' does not inflate to its declared " +
+                                     std::to_string(e.size) + " bytes (a damaged file)");
+        });
+        if (!content || !pickle) continue;
+        const std::string problem = pickle_problem(*content);
+        if (!problem.empty())
+            throw SpecError(key, path + ": not a TorchScript archive: its pickle '" + e.name +
+                                     "' is damaged (" + problem + ")");
+    }
 }
 
 // LibTorch's messages carry a C++ backtrace after the first lines; a user needs the first one.
@@ -76,9 +350,19 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
     }
     LoadedTorchScript out;
     out.sha256 = hex_sha256(bytes);
+    check_declared_sizes(bytes, path, key);
+    check_entries(bytes, path, key);
     std::istringstream stream(bytes);
     try {
         out.module = torch::jit::load(stream, torch::kCPU);
+    } catch (const torch::jit::ErrorReport&) {
+        // The archive's code does not compile. Its what() would print the damaged source around
+        // the error, which for a damaged file can take seconds to minutes (found by fuzzing).
+        throw SpecError(key,
+                        path +
+                            ": not a TorchScript archive: its code does not compile (a damaged "
+                            "file, or one from an incompatible PyTorch); save the model with "
+                            "torch.jit.script(model).save(path)");
     } catch (const std::exception& e) {
         // A torch.save() file is a zip archive too, without TorchScript's constants.
         const std::string what = first_line(e.what());

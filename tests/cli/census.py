@@ -390,10 +390,54 @@ def torchscript_cases():
                        ("zip, constants only", zipped({"archive/constants.pkl": b"\x80\x02)", "archive/version": b"3"})),
                        ("pdf header", b"%PDF-1.4\n" + bytes(100))] + [
                            (f"real model cut at {f:.0%}", MODEL[: int(len(MODEL) * f)]) for f in (0.02, 0.1, 0.3, 0.5, 0.7, 0.9, 0.99)] + [
-                           ("real model, a byte flipped in its zip directory", MODEL[:-30] + bytes([MODEL[-30] ^ 0xFF]) + MODEL[-29:])]:
+                           ("real model, a byte flipped in its zip directory", MODEL[:-30] + bytes([MODEL[-30] ^ 0xFF]) + MODEL[-29:]),
+                           ("real model, its code declared 150 MB (fuzzer find)", declared_huge(MODEL)),
+                           ("zip bomb: 200 MB of deflated code", bomb()),
+                           ("real model, a 436 MB string in its pickle (fuzzer find)",
+                            MODEL.replace(b"X\x08\x00\x00\x00training", b"X\x01\x00\x00\x1atraining", 1)),
+                           ("real model, its code's deflate stream damaged (fuzzer find)", damaged_deflate(MODEL)),
+                           ("real model, a memo index of 2^32-16 in its pickle",
+                            MODEL.replace(b"X\x08\x00\x00\x00training", b"r\xf0\xff\xff\xffN0N0N0N0", 1))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
     return out
+
+
+def declared_huge(model):
+    """The model with its code entry's uncompressed size set to 150 MB in the central directory."""
+    import struct
+    b = bytearray(model)
+    at = b.find(b"PK\x01\x02")
+    while at >= 0:
+        n = struct.unpack_from("<H", b, at + 28)[0]
+        if bytes(b[at + 46:at + 46 + n]).endswith(b"/code/__torch__.py"):
+            struct.pack_into("<I", b, at + 24, 150_000_000)
+        at = b.find(b"PK\x01\x02", at + 4)
+    return bytes(b)
+
+
+def damaged_deflate(model):
+    """The model with a reserved deflate block type at the start of its code entry's data."""
+    import struct
+    b = bytearray(model)
+    at = b.find(b"PK\x01\x02")
+    while at >= 0:
+        n = struct.unpack_from("<H", b, at + 28)[0]
+        if bytes(b[at + 46:at + 46 + n]).endswith(b"/code/__torch__.py"):
+            local = struct.unpack_from("<I", b, at + 42)[0]
+            name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
+            b[local + 30 + name_len + extra_len] = 0xFF
+        at = b.find(b"PK\x01\x02", at + 4)
+    return bytes(b)
+
+
+def bomb():
+    import io, zipfile
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as z:
+        z.writestr("archive/version", b"3")
+        z.writestr("archive/code/__torch__.py", b" " * (200 << 20))
+    return buf.getvalue()
 
 
 MODEL = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "models",

@@ -32,7 +32,7 @@ i=0
 t0=$(date +%s%N)
 ref=$("$cli" run "${spec[@]}" "${state[@]}" --out ref 2>/dev/null)
 span_ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-RANDOM=31  # the kill moments are seeded
+RANDOM=${KILL_SEED:-31}  # the kill moments are seeded (KILL_SEED to vary them)
 folders=0 finished=0 resumed=0 mid_unit=0
 for i in $(seq 1 "$kills"); do
   delay_ms=$(( RANDOM * 32768 + RANDOM ))

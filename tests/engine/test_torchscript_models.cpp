@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <tuple>
 
 #include "core/errors.h"
 #include "data/dataset.h"
@@ -329,6 +330,58 @@ TEST(TorchScriptBackbone, BadFilesAreSpecErrorsNamingTheFileWithNoRunFolder) {
     spec.backbone.script = save_script(dir, "scalar.pt", {{"w", torch::ones({5, 16})}},
                                        "    return torch.linear(x, self.w).sum()\n");
     expect_refused(spec, "backbone.script", {"scalar.pt", "returned a scalar", "4 × d"});
+    // A real model whose central directory declares a 150 MB code file (a damaged size field, as
+    // the fuzzer found; LibTorch would inflate and compile it for many seconds).
+    {
+        std::ifstream in(example("mlp_backbone.pt"), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string code = "/code/__torch__.py";
+        size_t header = std::string::npos;  // its central directory entry
+        for (size_t at = bytes.find("PK\x01\x02"); at != std::string::npos;
+             at = bytes.find("PK\x01\x02", at + 4)) {
+            const size_t name_len = static_cast<unsigned char>(bytes[at + 28]) |
+                                    static_cast<unsigned char>(bytes[at + 29]) << 8;
+            const std::string name = bytes.substr(at + 46, name_len);
+            if (name.size() > code.size() &&
+                name.compare(name.size() - code.size(), code.size(), code) == 0)
+                header = at;
+        }
+        ASSERT_NE(header, std::string::npos);
+        auto le = [&](size_t at, int n) {
+            size_t v = 0;
+            for (int i = n - 1; i >= 0; --i) v = v << 8 | static_cast<unsigned char>(bytes[at + i]);
+            return v;
+        };
+        // Its deflated code with a reserved block type in the first byte: a stream zlib refuses
+        // (LibTorch's miniz reads some damaged streams differently; found by fuzzing).
+        std::string damaged = bytes;
+        const size_t local = le(header + 42, 4);
+        damaged[local + 30 + le(local + 26, 2) + le(local + 28, 2)] = '\xff';
+        spec.backbone.script = dir.write("damaged_deflate.pt", damaged);
+        expect_refused(spec, "backbone.script",
+                       {"damaged_deflate.pt", "__torch__.py' does not inflate"});
+        const uint32_t huge = 150'000'000;
+        for (int i = 0; i < 4; ++i) bytes[header + 24 + i] = static_cast<char>(huge >> (8 * i));
+        spec.backbone.script = dir.write("bomb.pt", bytes);
+        expect_refused(spec, "backbone.script", {"bomb.pt", "__torch__.py' declares 150000000"});
+    }
+    // Its data.pkl (stored as is) with a string said to be 436 MB long, and with a memo index of
+    // 2³² − 16 (LibTorch would allocate 436 MB, or reserve 64 GB, before finding the file ends).
+    for (const auto& [name, patch, message] :
+         std::vector<std::tuple<std::string, std::string, std::string>>{
+             {"long_string.pt", std::string("X\x01\x00\x00\x1atraining", 13),
+              "a 436207617-byte string where"},
+             {"memo.pt", std::string("r\xf0\xff\xff\xffN0N0N0N0", 13),
+              "a memo index of 4294967280"}}) {
+        std::ifstream in(example("mlp_backbone.pt"), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string field("X\x08\x00\x00\x00training", 13);
+        const size_t at = bytes.find(field);
+        ASSERT_NE(at, std::string::npos);
+        bytes.replace(at, field.size(), patch);
+        spec.backbone.script = dir.write(name, bytes);
+        expect_refused(spec, "backbone.script", {name, "data.pkl' is damaged", message});
+    }
     spec.backbone.script = example("mlp_backbone.pt");
     spec.backbone.script_sha256 = std::string(64, 'a');
     expect_refused(spec, "backbone.script_sha256", {"mlp_backbone.pt", "the file changed"});
