@@ -46,10 +46,14 @@ for t in "${targets[@]}"; do
     # LibTorch's archive reader runs ≈ 250 inputs/s: 10⁶ of them take ≈ 70 min alone.
     [ "$t" = torchscript ] && limit+=(-max_total_time="${FUZZ_TORCHSCRIPT_SECONDS:-3600}")
   fi
+  # The TorchScript fuzzer's process grows by ≈ 8 MB per 1000 archives loaded (memory LibTorch
+  # keeps reachable after a load; measured 2026-12-04): a long run needs more than 4 GB.
+  rss=4096
+  [ $long = 1 ] && [ "$t" = torchscript ] && rss=12288
   echo "fuzz: $t (${limit[*]})"
   # A fixed seed (FUZZ_SEED, default 1) keeps the CI smoke reproducible; longer runs may vary it.
   rc=0
-  "build/fuzz/fuzz_$t" "${limit[@]}" -seed="${FUZZ_SEED:-1}" -max_len=65536 -timeout=10 -rss_limit_mb=4096 \
+  "build/fuzz/fuzz_$t" "${limit[@]}" -seed="${FUZZ_SEED:-1}" -max_len=65536 -timeout=10 -rss_limit_mb="$rss" \
     -artifact_prefix="build/fuzz/artifacts/$t-" -print_final_stats=1 \
     "build/fuzz/corpus/$t" "tests/fuzz/corpus/$t" "tests/fuzz/regressions/$t" 2>"build/fuzz/$t.log" || rc=$?
   executed[$t]=$(grep -Eo "stat::number_of_executed_units: *[0-9]+" "build/fuzz/$t.log" | grep -Eo "[0-9]+$" || echo "?")

@@ -119,7 +119,7 @@ private:
     };
     std::shared_ptr<PendingState> pending_state_ = std::make_shared<PendingState>();
     std::chrono::steady_clock::time_point last_state_save_;  // spec.save_state_seconds apart
-    int groups_ = 1;          // method threads actually used
+    int groups_ = 1;                                         // method threads actually used
     int caller_threads_ = 1;  // the caller's intra-op threads, restored at the end
 };
 

@@ -403,32 +403,34 @@ def torchscript_cases():
     return out
 
 
-def declared_huge(model):
-    """The model with its code entry's uncompressed size set to 150 MB in the central directory."""
+def patch_code_entry(model, patch):
+    """The model with patch(bytes, central_directory_offset) applied to its code entry."""
     import struct
     b = bytearray(model)
     at = b.find(b"PK\x01\x02")
     while at >= 0:
         n = struct.unpack_from("<H", b, at + 28)[0]
         if bytes(b[at + 46:at + 46 + n]).endswith(b"/code/__torch__.py"):
-            struct.pack_into("<I", b, at + 24, 150_000_000)
+            patch(b, at)
         at = b.find(b"PK\x01\x02", at + 4)
     return bytes(b)
+
+
+def declared_huge(model):
+    """The code entry's uncompressed size set to 150 MB in the central directory."""
+    import struct
+    return patch_code_entry(model, lambda b, at: struct.pack_into("<I", b, at + 24, 150_000_000))
 
 
 def damaged_deflate(model):
-    """The model with a reserved deflate block type at the start of its code entry's data."""
+    """A reserved deflate block type at the start of the code entry's data."""
     import struct
-    b = bytearray(model)
-    at = b.find(b"PK\x01\x02")
-    while at >= 0:
-        n = struct.unpack_from("<H", b, at + 28)[0]
-        if bytes(b[at + 46:at + 46 + n]).endswith(b"/code/__torch__.py"):
-            local = struct.unpack_from("<I", b, at + 42)[0]
-            name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
-            b[local + 30 + name_len + extra_len] = 0xFF
-        at = b.find(b"PK\x01\x02", at + 4)
-    return bytes(b)
+
+    def patch(b, at):
+        local = struct.unpack_from("<I", b, at + 42)[0]
+        name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
+        b[local + 30 + name_len + extra_len] = 0xFF
+    return patch_code_entry(model, patch)
 
 
 def bomb():
