@@ -46,8 +46,9 @@ for t in "${targets[@]}"; do
     # LibTorch's archive reader runs ≈ 250 inputs/s: 10⁶ of them take ≈ 70 min alone.
     [ "$t" = torchscript ] && limit+=(-max_total_time="${FUZZ_TORCHSCRIPT_SECONDS:-3600}")
   fi
-  # The TorchScript fuzzer's process grows by ≈ 8 MB per 1000 archives loaded (memory LibTorch
-  # keeps reachable after a load; measured 2026-12-04): a long run needs more than 4 GB.
+  # The TorchScript fuzzer's process grows by ≈ 8–30 MB per 1000 archives loaded (LibTorch keeps
+  # memory after a torch::jit::load, pytorch/pytorch#53472; measured 2026-12-04): a long run needs
+  # more than 4 GB.
   rss=4096
   [ $long = 1 ] && [ "$t" = torchscript ] && rss=12288
   echo "fuzz: $t (${limit[*]})"
