@@ -2,7 +2,6 @@
 
 #include "nn/torchscript_inspect.h"
 
-#include <openssl/evp.h>
 #include <torch/csrc/jit/frontend/error_report.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <zlib.h>
@@ -18,24 +17,11 @@
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
+#include "core/sha256.h"
 
 namespace liftlab {
 
 namespace {
-
-std::string hex_sha256(const std::string& bytes) {
-    unsigned char digest[EVP_MAX_MD_SIZE];
-    unsigned int length = 0;
-    if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
-        throw std::runtime_error("SHA-256 failed");
-    static const char* hex = "0123456789abcdef";
-    std::string out;
-    for (unsigned int i = 0; i < length; ++i) {
-        out.push_back(hex[digest[i] >> 4]);
-        out.push_back(hex[digest[i] & 15]);
-    }
-    return out;
-}
 
 // Little-endian fields of the zip format, bounds-checked by the callers.
 uint64_t zip_le(const std::string& b, size_t at, int bytes) {

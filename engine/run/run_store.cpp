@@ -18,6 +18,7 @@
 #include "core/bounded_input.h"
 #include "core/errors.h"
 #include "core/path_component.h"
+#include "core/sha256.h"
 
 namespace liftlab {
 
@@ -292,6 +293,16 @@ std::vector<std::uint64_t> RunStore::shared_sizes() const {
         out.push_back(ec ? 0 : static_cast<std::uint64_t>(size));
     }
     return out;
+}
+
+std::string RunStore::spec_sha256() const {
+    if (spec_sha256_.empty()) try {
+            spec_sha256_ =
+                hex_sha256(read_regular_file(path(run_folder::kSpec), kMaxJsonFileBytes));
+        } catch (const DataError&) {
+            return {};
+        }
+    return spec_sha256_;
 }
 
 void RunStore::write_json(const std::string& file, const nlohmann::json& j) const {

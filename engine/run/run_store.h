@@ -58,6 +58,10 @@ public:
     std::vector<std::uint64_t> shared_sizes() const;
     static const std::vector<const char*>& shared_files();
 
+    // SHA-256 of the folder's spec.json as it is on disk (read once), or "" when it cannot be
+    // read: each resume state records it, and --resume refuses a spec.json edited since.
+    std::string spec_sha256() const;
+
 private:
     std::string dir_;
     std::string staged_name_;  // create_staged: the name publish() gives the folder
@@ -65,6 +69,7 @@ private:
     std::FILE* spectra_ = nullptr;
     std::FILE* traces_ = nullptr;
     std::FILE* dwells_ = nullptr;
+    mutable std::string spec_sha256_;
 };
 
 struct MetricRow {

@@ -6,6 +6,7 @@
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
+#include "core/sha256.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
 #include "run/state_archive.h"
@@ -114,6 +115,8 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
                                       " was run with save_state off: it saved no state to "
                                       "resume from");
     const auto units = static_cast<int>(expand_sweep(spec).size() * spec.seeds.size());
+    const std::string spec_file = dir + "/" + run_folder::kSpec;
+    const std::string spec_digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
     int last = -1;
     for (int u = 0; u < units; ++u) {
         const std::string file = unit_state_path(dir, u);
@@ -124,6 +127,13 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
         if (a->integer("unit") != u) throw DataError(file, 0, "holds another unit's state");
         s.step = static_cast<int>(a->integer("step"));
         if (s.step < 0 || s.step > spec.steps) throw DataError(file, 0, "step out of range");
+        // The states continue the spec they were saved under: an edited spec.json would mix two
+        // runs in one folder.
+        if (a->has("spec_sha256") && a->text("spec_sha256") != spec_digest)
+            throw SpecError("resume", spec_file + " changed since the run saved its state (unit " +
+                                          std::to_string(u) +
+                                          "): --resume continues the run the folder started; "
+                                          "put the file back, or start a new run from it");
         s.finished = a->integer("finished") != 0;
         if (s.finished) s.runs = runs_of(*a);
         s.archive = a;

@@ -165,6 +165,8 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
         const auto sizes = store.shared_sizes();
         state.put("sizes",
                   torch::tensor(std::vector<int64_t>(sizes.begin(), sizes.end()), torch::kInt64));
+        if (const auto digest = store.spec_sha256(); !digest.empty())
+            state.put_text("spec_sha256", digest);
         write_file_atomic(unit_state_path(store.dir(), unit), state.serialize(), /*durable=*/false);
         pending->archive.reset();
     });

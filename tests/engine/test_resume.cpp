@@ -197,6 +197,28 @@ TEST(Resume, RefusesWhatCannotBeResumedWithTheReason) {
     off.save_state = false;
     const auto unsaved = run_experiment(off, options);
     expect([&] { prepare_resume(unsaved.run_dir, off); }, "save_state off");
+    // An edited spec.json (one byte more): the states continue the spec they were saved under.
+    // (A run stopped at step 15, its state saved at step 10.)
+    std::atomic<bool> halt{false};
+    int seen = 0;
+    RunOptions at15;
+    at15.out_dir = out.str();
+    at15.stop = &halt;
+    at15.before_step = [&] {
+        if (++seen == 15) halt = true;
+    };
+    const auto saved = run_experiment(spec, at15);
+    ASSERT_TRUE(std::filesystem::exists(unit_state_path(saved.run_dir, 0)));
+    const std::string spec_file = saved.run_dir + "/spec.json";
+    std::string original;
+    {
+        std::ifstream in(spec_file, std::ios::binary);
+        original.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    std::ofstream(spec_file, std::ios::app) << " ";
+    expect([&] { prepare_resume(saved.run_dir, spec); }, "changed since the run saved its state");
+    std::ofstream(spec_file, std::ios::binary | std::ios::trunc) << original;
+    EXPECT_NO_THROW(prepare_resume(saved.run_dir, spec));
     // Damage: a state file that is not one.
     std::ofstream(unit_state_path(stopped.run_dir, 0)) << "garbage";
     expect([&] { prepare_resume(stopped.run_dir, spec); }, "not a LiftLab state file");
