@@ -31,15 +31,18 @@ uint64_t zip_le(const std::string& b, size_t at, int bytes) {
 }
 
 // A zip archive's entries as its central directory declares them: name, stored (compressed)
-// size and uncompressed size. Empty when the directory cannot be read (LibTorch's reader then
-// says what is wrong).
+// size, uncompressed size, where its data are. Empty when there is no end-of-directory record
+// (not a zip archive: LibTorch's reader then says so); `damaged` when there is one but the
+// directory does not read as it declares (a count, an offset or a signature that does not match:
+// LibTorch's lenient reader would go on with it — found by fuzzing).
 struct ZipEntry {
     std::string name;
     uint64_t stored = 0, size = 0;
     uint64_t local_header = 0;  // offset of the entry's local header
     int method = 0;             // 0 stored, 8 deflated
 };
-std::vector<ZipEntry> zip_entries(const std::string& b) {
+std::vector<ZipEntry> zip_entries(const std::string& b, bool& damaged) {
+    damaged = false;
     constexpr size_t kEocd = 22;
     if (b.size() < kEocd) return {};
     size_t eocd = std::string::npos;
@@ -51,18 +54,21 @@ std::vector<ZipEntry> zip_entries(const std::string& b) {
         }
     if (eocd == std::string::npos) return {};
     uint64_t count = zip_le(b, eocd + 10, 2), offset = zip_le(b, eocd + 16, 4);
+    // One disk: its entry count is the archive's (LibTorch's miniz reads one, we the other).
+    if (zip_le(b, eocd + 8, 2) != count) return damaged = true, std::vector<ZipEntry>{};
     if ((count == 0xFFFF || offset == 0xFFFFFFFF) && eocd >= 20 &&
         zip_le(b, eocd - 20, 4) == 0x07064b50) {  // zip64: the locator, then its end record
         const uint64_t end64 = zip_le(b, eocd - 20 + 8, 8);
         if (end64 > b.size() || b.size() - end64 < 56 || zip_le(b, end64, 4) != 0x06064b50)
-            return {};
+            return damaged = true, std::vector<ZipEntry>{};
         count = zip_le(b, end64 + 32, 8);
         offset = zip_le(b, end64 + 48, 8);
     }
     std::vector<ZipEntry> out;
     size_t at = offset;
     for (uint64_t i = 0; i < count; ++i) {
-        if (at > b.size() || b.size() - at < 46 || zip_le(b, at, 4) != 0x02014b50) return {};
+        if (at > b.size() || b.size() - at < 46 || zip_le(b, at, 4) != 0x02014b50)
+            return damaged = true, std::vector<ZipEntry>{};
         ZipEntry e;
         e.method = static_cast<int>(zip_le(b, at + 10, 2));
         e.stored = zip_le(b, at + 20, 4);
@@ -70,7 +76,8 @@ std::vector<ZipEntry> zip_entries(const std::string& b) {
         e.local_header = zip_le(b, at + 42, 4);
         const size_t name_len = zip_le(b, at + 28, 2), extra_len = zip_le(b, at + 30, 2),
                      comment_len = zip_le(b, at + 32, 2);
-        if (b.size() - at - 46 < name_len + extra_len + comment_len) return {};
+        if (b.size() - at - 46 < name_len + extra_len + comment_len)
+            return damaged = true, std::vector<ZipEntry>{};
         e.name = b.substr(at + 46, name_len);
         // zip64 sizes live in the extra field (id 1): uncompressed first, then compressed.
         for (size_t x = at + 46 + name_len; x + 4 <= at + 46 + name_len + extra_len;) {
@@ -98,11 +105,11 @@ std::vector<ZipEntry> zip_entries(const std::string& b) {
 // archives' entries uncompressed; a repacked archive may deflate them, which real tensors and
 // code survive at a few times their size. So the declared total may be at most 8 × the file
 // plus 16 MiB.
-void check_declared_sizes(const std::string& bytes, const std::string& path,
-                          const std::string& key) {
+void check_declared_sizes(const std::vector<ZipEntry>& entries, const std::string& bytes,
+                          const std::string& path, const std::string& key) {
     const uint64_t bound = 8 * static_cast<uint64_t>(bytes.size()) + (uint64_t{16} << 20);
     uint64_t total = 0;
-    for (const auto& e : zip_entries(bytes)) {
+    for (const auto& e : entries) {
         total += std::min<uint64_t>(e.size, bound + 1);
         if (total > bound)
             throw SpecError(key, path + ": not a TorchScript archive: its entry '" + e.name +
@@ -273,8 +280,9 @@ std::string pickle_problem(const std::string& p) {
 
 // Every deflated entry must inflate to its declared size, and every pickle of the archive
 // (data.pkl, constants.pkl, the code's debug pickles) pass pickle_problem.
-void check_entries(const std::string& bytes, const std::string& path, const std::string& key) {
-    for (const auto& e : zip_entries(bytes)) {
+void check_entries(const std::vector<ZipEntry>& entries, const std::string& bytes,
+                   const std::string& path, const std::string& key) {
+    for (const auto& e : entries) {
         const bool pickle = e.name.size() >= 3 && e.name.compare(e.name.size() - 3, 3, "pkl") == 0;
         if (!pickle && e.method != 8) continue;
         const auto content = zip_entry_bytes(bytes, e, [&] {
@@ -336,8 +344,14 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
     }
     LoadedTorchScript out;
     out.sha256 = hex_sha256(bytes);
-    check_declared_sizes(bytes, path, key);
-    check_entries(bytes, path, key);
+    bool damaged = false;
+    const auto entries = zip_entries(bytes, damaged);
+    if (damaged)
+        throw SpecError(key, path +
+                                 ": not a TorchScript archive: its zip directory is damaged (its "
+                                 "entry count, offsets or signatures do not match)");
+    check_declared_sizes(entries, bytes, path, key);
+    check_entries(entries, bytes, path, key);
     std::istringstream stream(bytes);
     try {
         out.module = torch::jit::load(stream, torch::kCPU);

@@ -396,6 +396,7 @@ def torchscript_cases():
                            ("real model, a 436 MB string in its pickle (fuzzer find)",
                             MODEL.replace(b"X\x08\x00\x00\x00training", b"X\x01\x00\x00\x1atraining", 1)),
                            ("real model, its code's deflate stream damaged (fuzzer find)", damaged_deflate(MODEL)),
+                           ("real model, its directory's entry count one more (fuzzer find)", count_plus_one(MODEL)),
                            ("real model, a memo index of 2^32-16 in its pickle",
                             MODEL.replace(b"X\x08\x00\x00\x00training", b"r\xf0\xff\xff\xffN0N0N0N0", 1))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
@@ -431,6 +432,14 @@ def damaged_deflate(model):
         name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
         b[local + 30 + name_len + extra_len] = 0xFF
     return patch_code_entry(model, patch)
+
+
+def count_plus_one(model):
+    """The end-of-directory record's total entry count one more than its per-disk count."""
+    b = bytearray(model)
+    eocd = b.rfind(b"PK\x05\x06")
+    b[eocd + 10] += 1
+    return bytes(b)
 
 
 def bomb():

@@ -365,6 +365,17 @@ TEST(TorchScriptBackbone, BadFilesAreSpecErrorsNamingTheFileWithNoRunFolder) {
         spec.backbone.script = dir.write("bomb.pt", bytes);
         expect_refused(spec, "backbone.script", {"bomb.pt", "__torch__.py' declares 150000000"});
     }
+    // Its end-of-directory record counting one entry more than the directory holds (LibTorch's
+    // miniz reads the other count and goes on; found by fuzzing, with a damaged pickle behind).
+    {
+        std::ifstream in(example("mlp_backbone.pt"), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const size_t eocd = bytes.rfind("PK\x05\x06");
+        ASSERT_NE(eocd, std::string::npos);
+        bytes[eocd + 10] = static_cast<char>(bytes[eocd + 10] + 1);
+        spec.backbone.script = dir.write("directory.pt", bytes);
+        expect_refused(spec, "backbone.script", {"directory.pt", "zip directory is damaged"});
+    }
     // Its data.pkl (stored as is) with a string said to be 436 MB long, and with a memo index of
     // 2³² − 16 (LibTorch would allocate 436 MB, or reserve 64 GB, before finding the file ends).
     for (const auto& [name, patch, message] :
