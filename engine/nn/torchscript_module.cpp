@@ -146,64 +146,142 @@ std::optional<std::string> zip_entry_bytes(const std::string& b, const ZipEntry&
     return out;
 }
 
-// LibTorch's unpickler trusts the lengths and memo indices a pickle declares: a string said to
+// LibTorch's unpickler trusts what a pickle declares. Lengths and memo indices: a string said to
 // be 400 MB long is allocated (and zeroed) before the reader finds the file ends, a memo index
 // of 2³² reserves 64 GB (found by fuzzing: 13 kB files held LiftLab for seconds, or ran it out
-// of memory). The opcodes are walked far enough to refuse those; the first unknown opcode ends
-// the walk and leaves the judgement to LibTorch. Returns the problem, or "" when none is seen.
+// of memory). Its stack: LibTorch 1.13 reads the top of an empty stack for TUPLE1, BINPERSID and
+// others, and past the stack's end for a mark above the top or a dict with an odd number of
+// keys and values (found by fuzzing: a crash). So the opcodes are walked first, with the stack
+// depth, the marks and the memo slots written, by Python's rules for each opcode (which every
+// pickle Python writes keeps); the first unknown opcode ends the walk and leaves the file to
+// LibTorch, which refuses opcodes it does not know. Returns the problem, or "" when none is seen.
 std::string pickle_problem(const std::string& p) {
     const size_t n = p.size();
     size_t i = 0;
+    size_t depth = 0;                                         // values on the stack
+    std::vector<size_t> marks;                                // the depth at each open MARK
+    std::vector<char> memo(std::max<size_t>(n, 256) + 1, 0);  // slots written (index ≤ n: below)
+    size_t written = 0;
     auto skip_line = [&] {
         const size_t end = p.find('\n', i);
         i = end == std::string::npos ? n : end + 1;
     };
     while (i < n) {
+        const size_t at = i;
         const auto op = static_cast<unsigned char>(p[i++]);
-        int fixed = -1;  // bytes of a fixed-size argument
-        int prefix = 0;  // bytes of a length prefix before as many bytes of data
+        auto where = [&] {
+            return " (opcode " + std::to_string(op) + " at byte " + std::to_string(at) + ")";
+        };
+        int fixed = -1;        // bytes of a fixed-size argument
+        int prefix = 0;        // bytes of a length prefix before as many bytes of data
+        int lines = 0;         // newline-ended arguments
+        int pops = 0;          // values taken above the open mark
+        int pushes = 1;        // values left
+        bool to_mark = false;  // takes every value above the open mark, and the mark
+        bool into = false;     // … into the container just below the mark
+        bool pairs = false;    // … as keys and values
         switch (op) {
-            case '.':  // STOP
+            case '.':  // STOP: the result
+                if (depth < 1) return "it stops with nothing on its stack" + where();
                 return {};
-            case '(':
-            case '0':
-            case '1':
-            case '2':
+            case 0x80:  // PROTO
+                fixed = 1, pushes = 0;
+                break;
+            case 0x95:  // FRAME
+                fixed = 8, pushes = 0;
+                break;
+            case '(':  // MARK
+                marks.push_back(depth);
+                fixed = 0, pushes = 0;
+                break;
             case 'N':
-            case 'Q':
-            case 'R':
-            case 'a':
-            case 'b':
-            case 'd':
-            case '}':
-            case 'e':
-            case 'l':
-            case ']':
-            case 'o':
-            case 's':
-            case 't':
-            case ')':
-            case 'u':
-            case 0x81:
-            case 0x85:
-            case 0x86:
-            case 0x87:
             case 0x88:
             case 0x89:
+            case ')':
+            case ']':
+            case '}':
             case 0x8f:
-            case 0x90:
-            case 0x91:
-            case 0x92:
-            case 0x93:
-            case 0x94:
             case 0x97:
-            case 0x98:
-                fixed = 0;
+                fixed = 0;  // constants and empty containers
                 break;
-            case 'K':
-            case 'h':
+            case '0':  // POP
+                fixed = 0, pops = 1, pushes = 0;
+                break;
+            case '1':  // POP_MARK
+                fixed = 0, to_mark = true, pushes = 0;
+                break;
+            case '2':  // DUP
+                fixed = 0, pops = 1, pushes = 2;
+                break;
+            case 'Q':
+            case 0x98:  // BINPERSID, READONLY_BUFFER: one value for another
+                fixed = 0, pops = 1;
+                break;
+            case 'R':
+            case 'b':
+            case 'a':
+            case 0x81:
+            case 0x93:                // REDUCE BUILD APPEND NEWOBJ
+                fixed = 0, pops = 2;  // STACK_GLOBAL
+                break;
+            case 's':
+            case 0x92:  // SETITEM, NEWOBJ_EX
+                fixed = 0, pops = 3;
+                break;
+            case 0x85:
+            case 0x86:
+            case 0x87:  // TUPLE1..3
+                fixed = 0, pops = op - 0x84;
+                break;
+            case 't':
+            case 'l':
+            case 0x91:
+            case 'o':  // TUPLE LIST FROZENSET OBJ
+                fixed = 0, to_mark = true;
+                break;
+            case 'i':  // INST
+                lines = 2, to_mark = true;
+                break;
+            case 'd':  // DICT
+                fixed = 0, to_mark = pairs = true;
+                break;
+            case 'e':
+            case 0x90:  // APPENDS, ADDITEMS
+                fixed = 0, to_mark = into = true, pushes = 0;
+                break;
+            case 'u':  // SETITEMS
+                fixed = 0, to_mark = into = pairs = true, pushes = 0;
+                break;
+            case 0x94:  // MEMOIZE: the next slot, as Python numbers them
+                if (written < memo.size()) memo[written] = 1;
+                ++written;
+                fixed = 0, pops = 1, pushes = 1;
+                break;
             case 'q':
-            case 0x80:
+            case 'r': {  // BINPUT, LONG_BINPUT: a memo index, at most one per opcode
+                const int bytes = op == 'q' ? 1 : 4;
+                if (n - i < static_cast<size_t>(bytes)) return "it ends inside an opcode" + where();
+                const uint64_t slot = zip_le(p, i, bytes);
+                if (slot > n)
+                    return "a memo index of " + std::to_string(slot) + " in a pickle of " +
+                           std::to_string(n) + " bytes";
+                written += !memo[slot];
+                memo[slot] = 1;
+                fixed = bytes, pops = 1, pushes = 1;
+                break;
+            }
+            case 'h':
+            case 'j': {  // BINGET, LONG_BINGET
+                const int bytes = op == 'h' ? 1 : 4;
+                if (n - i < static_cast<size_t>(bytes)) return "it ends inside an opcode" + where();
+                const uint64_t slot = zip_le(p, i, bytes);
+                if (slot >= memo.size() || !memo[slot])
+                    return "it reads memo slot " + std::to_string(slot) + " before writing it" +
+                           where();
+                fixed = bytes;
+                break;
+            }
+            case 'K':
             case 0x82:
                 fixed = 1;
                 break;
@@ -212,36 +290,29 @@ std::string pickle_problem(const std::string& p) {
                 fixed = 2;
                 break;
             case 'J':
-            case 'j':
             case 0x84:
                 fixed = 4;
                 break;
-            case 'r':  // LONG_BINPUT: a memo index, at most one per opcode of the pickle
-                if (n - i < 4) return "it ends inside an opcode";
-                if (zip_le(p, i, 4) > n)
-                    return "a memo index of " + std::to_string(zip_le(p, i, 4)) +
-                           " in a pickle of " + std::to_string(n) + " bytes";
-                fixed = 4;
-                break;
             case 'G':
-            case 0x95:
                 fixed = 8;
                 break;
             case 'F':
             case 'I':
             case 'L':
-            case 'P':
             case 'S':
             case 'V':
-            case 'g':
-            case 'p':
-                skip_line();
-                continue;
-            case 'c':
-            case 'i':
-                skip_line();
-                skip_line();
-                continue;
+            case 'P':
+                lines = 1;
+                break;
+            case 'g':  // GET: the slot is a decimal line (left to LibTorch, which refuses it)
+                lines = 1;
+                break;
+            case 'p':  // PUT
+                lines = 1, pops = 1, pushes = 1;
+                break;
+            case 'c':  // GLOBAL
+                lines = 2;
+                break;
             case 'C':
             case 'U':
             case 0x8a:
@@ -262,12 +333,34 @@ std::string pickle_problem(const std::string& p) {
             default:
                 return {};
         }
+        // The stack: values are taken only from above the open mark, as in Python.
+        const size_t floor = marks.empty() ? 0 : marks.back();
+        if (to_mark) {
+            if (marks.empty()) return "it closes a mark it never opened" + where();
+            const size_t above = depth - floor;
+            marks.pop_back();
+            if (into && floor <= (marks.empty() ? 0 : marks.back()))
+                return "it adds to a container below its mark, and there is none" + where();
+            if (pairs && above % 2 != 0)
+                return "a dict with an odd number of keys and values" + where();
+            if (op == 'o' && above < 1) return "an object with no class" + where();
+            depth = floor + static_cast<size_t>(pushes);
+        } else {
+            if (depth - floor < static_cast<size_t>(pops))
+                return "it takes " + std::to_string(pops) + " value" + (pops == 1 ? "" : "s") +
+                       " where its stack holds " + std::to_string(depth - floor) + where();
+            depth = depth - static_cast<size_t>(pops) + static_cast<size_t>(pushes);
+        }
+        if (lines) {
+            for (int l = 0; l < lines; ++l) skip_line();
+            continue;
+        }
         if (fixed >= 0) {
-            if (n - i < static_cast<size_t>(fixed)) return "it ends inside an opcode";
+            if (n - i < static_cast<size_t>(fixed)) return "it ends inside an opcode" + where();
             i += fixed;
             continue;
         }
-        if (n - i < static_cast<size_t>(prefix)) return "it ends inside an opcode";
+        if (n - i < static_cast<size_t>(prefix)) return "it ends inside an opcode" + where();
         const uint64_t length = zip_le(p, i, prefix);
         i += prefix;
         if (length > n - i)

@@ -398,20 +398,26 @@ def torchscript_cases():
                            ("real model, its code's deflate stream damaged (fuzzer find)", damaged_deflate(MODEL)),
                            ("real model, its directory's entry count one more (fuzzer find)", count_plus_one(MODEL)),
                            ("real model, a memo index of 2^32-16 in its pickle",
-                            MODEL.replace(b"X\x08\x00\x00\x00training", b"r\xf0\xff\xff\xffN0N0N0N0", 1))]:
+                            MODEL.replace(b"X\x08\x00\x00\x00training", b"r\xf0\xff\xff\xffN0N0N0N0", 1)),
+                           ("real model, its pickle's first opcode a TUPLE1 (fuzzer find)", tuple1_first(MODEL)),
+                           ("real model, a dict of three values in its pickle",
+                            MODEL.replace(b"X\x08\x00\x00\x00training", b"(NNNdN0N0N0N0", 1)),
+                           ("real model, its pickle reads a memo slot never written",
+                            MODEL.replace(b"X\x08\x00\x00\x00training", b"j\xf0\xff\xff\x00N0N0N0N0", 1))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
     return out
 
 
-def patch_code_entry(model, patch):
-    """The model with patch(bytes, central_directory_offset) applied to its code entry."""
+def patch_code_entry(model, patch, entry=b"/code/__torch__.py"):
+    """The model with patch(bytes, central_directory_offset) applied to its code entry (or the
+    entry whose name ends with `entry`)."""
     import struct
     b = bytearray(model)
     at = b.find(b"PK\x01\x02")
     while at >= 0:
         n = struct.unpack_from("<H", b, at + 28)[0]
-        if bytes(b[at + 46:at + 46 + n]).endswith(b"/code/__torch__.py"):
+        if bytes(b[at + 46:at + 46 + n]).endswith(entry):
             patch(b, at)
         at = b.find(b"PK\x01\x02", at + 4)
     return bytes(b)
@@ -432,6 +438,20 @@ def damaged_deflate(model):
         name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
         b[local + 30 + name_len + extra_len] = 0xFF
     return patch_code_entry(model, patch)
+
+
+def tuple1_first(model):
+    """data.pkl's first opcode after PROTO 2 made a TUPLE1, on an empty stack (the fuzzer's
+    crash of LibTorch 1.13's unpickler)."""
+    import struct
+
+    def patch(b, at):
+        local = struct.unpack_from("<I", b, at + 42)[0]
+        name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
+        data = local + 30 + name_len + extra_len
+        assert b[data:data + 2] == b"\x80\x02", "data.pkl is stored and starts with PROTO 2"
+        b[data + 2] = 0x85
+    return patch_code_entry(model, patch, b"/data.pkl")
 
 
 def count_plus_one(model):

@@ -377,13 +377,22 @@ TEST(TorchScriptBackbone, BadFilesAreSpecErrorsNamingTheFileWithNoRunFolder) {
         expect_refused(spec, "backbone.script", {"directory.pt", "zip directory is damaged"});
     }
     // Its data.pkl (stored as is) with a string said to be 436 MB long, and with a memo index of
-    // 2³² − 16 (LibTorch would allocate 436 MB, or reserve 64 GB, before finding the file ends).
+    // 2³² − 16 (LibTorch would allocate 436 MB, or reserve 64 GB, before finding the file ends);
+    // with a TUPLE3 on a fresh mark, a dict of three values and a read of a memo slot never
+    // written (LibTorch 1.13 reads past its stack's end, or off its memo, for such opcodes; found
+    // by fuzzing: a crash).
     for (const auto& [name, patch, message] :
          std::vector<std::tuple<std::string, std::string, std::string>>{
              {"long_string.pt", std::string("X\x01\x00\x00\x1atraining", 13),
               "a 436207617-byte string where"},
              {"memo.pt", std::string("r\xf0\xff\xff\xffN0N0N0N0", 13),
-              "a memo index of 4294967280"}}) {
+              "a memo index of 4294967280"},
+             {"underflow.pt", std::string("(\x87N0N0N0N0N0N", 13),
+              "takes 3 values where its stack holds 0"},
+             {"odd_dict.pt", std::string("(NNNdN0N0N0N0", 13),
+              "a dict with an odd number of keys and values"},
+             {"memo_read.pt", std::string("j\xf0\xff\xff\x00N0N0N0N0", 13),
+              "reads memo slot 16777200 before writing it"}}) {
         std::ifstream in(example("mlp_backbone.pt"), std::ios::binary);
         std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
         const std::string field("X\x08\x00\x00\x00training", 13);
