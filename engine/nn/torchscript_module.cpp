@@ -3,16 +3,20 @@
 #include "nn/torchscript_inspect.h"
 
 #include <torch/csrc/jit/frontend/error_report.h>
+#include <torch/csrc/jit/ir/constants.h>
+#include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 #include <zlib.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 #include <vector>
 
 #include "core/bounded_input.h"
@@ -39,6 +43,7 @@ struct ZipEntry {
     std::string name;
     uint64_t stored = 0, size = 0;
     uint64_t local_header = 0;  // offset of the entry's local header
+    uint64_t central = 0;       // offset of its central directory record
     int method = 0;             // 0 stored, 8 deflated
 };
 std::vector<ZipEntry> zip_entries(const std::string& b, bool& damaged) {
@@ -74,6 +79,7 @@ std::vector<ZipEntry> zip_entries(const std::string& b, bool& damaged) {
         e.stored = zip_le(b, at + 20, 4);
         e.size = zip_le(b, at + 24, 4);
         e.local_header = zip_le(b, at + 42, 4);
+        e.central = at;
         const size_t name_len = zip_le(b, at + 28, 2), extra_len = zip_le(b, at + 30, 2),
                      comment_len = zip_le(b, at + 32, 2);
         if (b.size() - at - 46 < name_len + extra_len + comment_len)
@@ -146,22 +152,58 @@ std::optional<std::string> zip_entry_bytes(const std::string& b, const ZipEntry&
     return out;
 }
 
+// One value on a pickle's stack, as far as the walk below follows it: enough to check a tensor's
+// storage (BINPERSID's argument ('storage', torch.<T>Storage, key, device, element count)) and
+// how deep containers nest.
+struct PickleValue {
+    char kind = '?';            // '?' anything else, 'i' an int, 's' a string, 'g' a storage type,
+                                // 'p' a storage id, 'S' the string "storage"
+    int64_t number = 0;         // 'i' its value, 'g' the item size, 'p' the element count
+    size_t at = 0, length = 0;  // 's', 'p' (its key): where the string lies in the pickle
+    int64_t item_size = 0;      // 'p'
+    uint32_t nest = 1;          // containers in containers, this value included
+};
+
+// LibTorch destroys nested values recursively: a pickle of a million nested tuples (1 MB)
+// overflowed its stack. PyTorch's own files nest a few levels per submodule.
+constexpr uint32_t kMaxPickleNesting = 1000;
+
+// The item size of torch.<name> (a storage type LibTorch 1.13 reads), or 0.
+int64_t storage_item_size(const std::string& name) {
+    static const std::map<std::string, int64_t> sizes = {
+        {"ByteStorage", 1},         {"CharStorage", 1},           {"ShortStorage", 2},
+        {"IntStorage", 4},          {"LongStorage", 8},           {"HalfStorage", 2},
+        {"FloatStorage", 4},        {"DoubleStorage", 8},         {"ComplexHalfStorage", 4},
+        {"ComplexFloatStorage", 8}, {"ComplexDoubleStorage", 16}, {"BoolStorage", 1},
+        {"QInt8Storage", 1},        {"QUInt8Storage", 1},         {"QInt32Storage", 4},
+        {"BFloat16Storage", 2},     {"QUInt4x2Storage", 1},       {"QUInt2x4Storage", 1}};
+    const auto it = sizes.find(name);
+    return it == sizes.end() ? 0 : it->second;
+}
+
+// The size of a record (the bytes LibTorch allocates for it), by its name in the archive.
+using RecordSize = std::function<std::optional<uint64_t>(const std::string& name)>;
+
 // LibTorch's unpickler trusts what a pickle declares. Lengths and memo indices: a string said to
 // be 400 MB long is allocated (and zeroed) before the reader finds the file ends, a memo index
 // of 2³² reserves 64 GB (found by fuzzing: 13 kB files held LiftLab for seconds, or ran it out
 // of memory). Its stack: LibTorch 1.13 reads the top of an empty stack for TUPLE1, BINPERSID and
 // others, and past the stack's end for a mark above the top or a dict with an odd number of
-// keys and values (found by fuzzing: a crash). So the opcodes are walked first, with the stack
-// depth, the marks and the memo slots written, by Python's rules for each opcode (which every
-// pickle Python writes keeps); the first unknown opcode ends the walk and leaves the file to
-// LibTorch, which refuses opcodes it does not know. Returns the problem, or "" when none is seen.
-std::string pickle_problem(const std::string& p) {
+// keys and values (found by fuzzing: a crash). A tensor's storage: its element count is taken
+// as declared over a record that may be shorter (training then read past the record: found
+// while fixing the crash). Deep nesting overflows its stack when the values are destroyed. So
+// the opcodes are walked first, with the stack, the marks and the memo, by Python's rules for
+// each opcode (which every pickle Python or PyTorch writes keeps); `records` is where a
+// storage's key is found (the pickle's name without ".pkl", then "/"). The first unknown opcode
+// ends the walk and leaves the file to LibTorch, which refuses opcodes it does not know.
+// Returns the problem, or "" when none is seen.
+std::string pickle_problem(const std::string& p, const std::string& records,
+                           const RecordSize& record_size) {
     const size_t n = p.size();
     size_t i = 0;
-    size_t depth = 0;                                         // values on the stack
-    std::vector<size_t> marks;                                // the depth at each open MARK
-    std::vector<char> memo(std::max<size_t>(n, 256) + 1, 0);  // slots written (index ≤ n: below)
-    size_t written = 0;
+    std::vector<PickleValue> stack;
+    std::vector<size_t> marks;  // the stack's size at each open MARK
+    std::unordered_map<uint64_t, PickleValue> memo;
     auto skip_line = [&] {
         const size_t end = p.find('\n', i);
         i = end == std::string::npos ? n : end + 1;
@@ -170,118 +212,17 @@ std::string pickle_problem(const std::string& p) {
         const size_t at = i;
         const auto op = static_cast<unsigned char>(p[i++]);
         auto where = [&] {
-            return " (opcode " + std::to_string(op) + " at byte " + std::to_string(at) + ")";
+            static const char* hex = "0123456789abcdef";
+            return std::string(" (opcode 0x") + hex[op >> 4] + hex[op & 15] + " at byte " +
+                   std::to_string(at) + ")";
         };
-        int fixed = -1;        // bytes of a fixed-size argument
-        int prefix = 0;        // bytes of a length prefix before as many bytes of data
-        int lines = 0;         // newline-ended arguments
-        int pops = 0;          // values taken above the open mark
-        int pushes = 1;        // values left
-        bool to_mark = false;  // takes every value above the open mark, and the mark
-        bool into = false;     // … into the container just below the mark
-        bool pairs = false;    // … as keys and values
+        // Its argument: a fixed number of bytes, a length-prefixed string or text lines.
+        int fixed = -1, prefix = 0, lines = 0;
         switch (op) {
-            case '.':  // STOP: the result
-                if (depth < 1) return "it stops with nothing on its stack" + where();
-                return {};
-            case 0x80:  // PROTO
-                fixed = 1, pushes = 0;
-                break;
-            case 0x95:  // FRAME
-                fixed = 8, pushes = 0;
-                break;
-            case '(':  // MARK
-                marks.push_back(depth);
-                fixed = 0, pushes = 0;
-                break;
-            case 'N':
-            case 0x88:
-            case 0x89:
-            case ')':
-            case ']':
-            case '}':
-            case 0x8f:
-            case 0x97:
-                fixed = 0;  // constants and empty containers
-                break;
-            case '0':  // POP
-                fixed = 0, pops = 1, pushes = 0;
-                break;
-            case '1':  // POP_MARK
-                fixed = 0, to_mark = true, pushes = 0;
-                break;
-            case '2':  // DUP
-                fixed = 0, pops = 1, pushes = 2;
-                break;
-            case 'Q':
-            case 0x98:  // BINPERSID, READONLY_BUFFER: one value for another
-                fixed = 0, pops = 1;
-                break;
-            case 'R':
-            case 'b':
-            case 'a':
-            case 0x81:
-            case 0x93:                // REDUCE BUILD APPEND NEWOBJ
-                fixed = 0, pops = 2;  // STACK_GLOBAL
-                break;
-            case 's':
-            case 0x92:  // SETITEM, NEWOBJ_EX
-                fixed = 0, pops = 3;
-                break;
-            case 0x85:
-            case 0x86:
-            case 0x87:  // TUPLE1..3
-                fixed = 0, pops = op - 0x84;
-                break;
-            case 't':
-            case 'l':
-            case 0x91:
-            case 'o':  // TUPLE LIST FROZENSET OBJ
-                fixed = 0, to_mark = true;
-                break;
-            case 'i':  // INST
-                lines = 2, to_mark = true;
-                break;
-            case 'd':  // DICT
-                fixed = 0, to_mark = pairs = true;
-                break;
-            case 'e':
-            case 0x90:  // APPENDS, ADDITEMS
-                fixed = 0, to_mark = into = true, pushes = 0;
-                break;
-            case 'u':  // SETITEMS
-                fixed = 0, to_mark = into = pairs = true, pushes = 0;
-                break;
-            case 0x94:  // MEMOIZE: the next slot, as Python numbers them
-                if (written < memo.size()) memo[written] = 1;
-                ++written;
-                fixed = 0, pops = 1, pushes = 1;
-                break;
-            case 'q':
-            case 'r': {  // BINPUT, LONG_BINPUT: a memo index, at most one per opcode
-                const int bytes = op == 'q' ? 1 : 4;
-                if (n - i < static_cast<size_t>(bytes)) return "it ends inside an opcode" + where();
-                const uint64_t slot = zip_le(p, i, bytes);
-                if (slot > n)
-                    return "a memo index of " + std::to_string(slot) + " in a pickle of " +
-                           std::to_string(n) + " bytes";
-                written += !memo[slot];
-                memo[slot] = 1;
-                fixed = bytes, pops = 1, pushes = 1;
-                break;
-            }
-            case 'h':
-            case 'j': {  // BINGET, LONG_BINGET
-                const int bytes = op == 'h' ? 1 : 4;
-                if (n - i < static_cast<size_t>(bytes)) return "it ends inside an opcode" + where();
-                const uint64_t slot = zip_le(p, i, bytes);
-                if (slot >= memo.size() || !memo[slot])
-                    return "it reads memo slot " + std::to_string(slot) + " before writing it" +
-                           where();
-                fixed = bytes;
-                break;
-            }
+            case 0x80:
             case 'K':
+            case 'h':
+            case 'q':
             case 0x82:
                 fixed = 1;
                 break;
@@ -290,10 +231,13 @@ std::string pickle_problem(const std::string& p) {
                 fixed = 2;
                 break;
             case 'J':
+            case 'j':
+            case 'r':
             case 0x84:
                 fixed = 4;
                 break;
             case 'G':
+            case 0x95:
                 fixed = 8;
                 break;
             case 'F':
@@ -302,15 +246,12 @@ std::string pickle_problem(const std::string& p) {
             case 'S':
             case 'V':
             case 'P':
+            case 'g':
+            case 'p':
                 lines = 1;
                 break;
-            case 'g':  // GET: the slot is a decimal line (left to LibTorch, which refuses it)
-                lines = 1;
-                break;
-            case 'p':  // PUT
-                lines = 1, pops = 1, pushes = 1;
-                break;
-            case 'c':  // GLOBAL
+            case 'c':
+            case 'i':
                 lines = 2;
                 break;
             case 'C':
@@ -330,73 +271,487 @@ std::string pickle_problem(const std::string& p) {
             case 0x96:
                 prefix = 8;
                 break;
+            case '.':
+            case '(':
+            case 'N':
+            case 0x88:
+            case 0x89:
+            case ')':
+            case ']':
+            case '}':
+            case 0x8f:
+            case 0x97:
+            case '0':
+            case '1':
+            case '2':
+            case 'Q':
+            case 0x98:
+            case 'R':
+            case 'b':
+            case 'a':
+            case 0x81:
+            case 0x93:
+            case 's':
+            case 0x92:
+            case 0x85:
+            case 0x86:
+            case 0x87:
+            case 't':
+            case 'l':
+            case 0x91:
+            case 'o':
+            case 'd':
+            case 'e':
+            case 0x90:
+            case 'u':
+            case 0x94:
+                fixed = 0;
+                break;
             default:
                 return {};
         }
-        // The stack: values are taken only from above the open mark, as in Python.
-        const size_t floor = marks.empty() ? 0 : marks.back();
-        if (to_mark) {
-            if (marks.empty()) return "it closes a mark it never opened" + where();
-            const size_t above = depth - floor;
-            marks.pop_back();
-            if (into && floor <= (marks.empty() ? 0 : marks.back()))
-                return "it adds to a container below its mark, and there is none" + where();
-            if (pairs && above % 2 != 0)
-                return "a dict with an odd number of keys and values" + where();
-            if (op == 'o' && above < 1) return "an object with no class" + where();
-            depth = floor + static_cast<size_t>(pushes);
-        } else {
-            if (depth - floor < static_cast<size_t>(pops))
-                return "it takes " + std::to_string(pops) + " value" + (pops == 1 ? "" : "s") +
-                       " where its stack holds " + std::to_string(depth - floor) + where();
-            depth = depth - static_cast<size_t>(pops) + static_cast<size_t>(pushes);
-        }
+        size_t arg = i, arg_length = 0;
         if (lines) {
             for (int l = 0; l < lines; ++l) skip_line();
-            continue;
-        }
-        if (fixed >= 0) {
+            arg_length = i - arg;
+        } else if (fixed >= 0) {
             if (n - i < static_cast<size_t>(fixed)) return "it ends inside an opcode" + where();
-            i += fixed;
-            continue;
+            arg_length = static_cast<size_t>(fixed);
+            i += arg_length;
+        } else {
+            if (n - i < static_cast<size_t>(prefix)) return "it ends inside an opcode" + where();
+            const uint64_t length = zip_le(p, i, prefix);
+            i += prefix;
+            if (length > n - i)
+                return "a " + std::to_string(length) + "-byte string where " +
+                       std::to_string(n - i) + " bytes remain";
+            arg = i, arg_length = length;
+            i += length;
         }
-        if (n - i < static_cast<size_t>(prefix)) return "it ends inside an opcode" + where();
-        const uint64_t length = zip_le(p, i, prefix);
-        i += prefix;
-        if (length > n - i)
-            return "a " + std::to_string(length) + "-byte string where " + std::to_string(n - i) +
-                   " bytes remain";
-        i += length;
+
+        // Its effect on the stack. Values are taken only from above the open mark, as in Python.
+        const size_t floor = marks.empty() ? 0 : marks.back();
+        std::string problem;
+        auto take = [&](size_t k) {
+            if (stack.size() - floor >= k) return true;
+            problem = "it takes " + std::to_string(k) + " value" + (k == 1 ? "" : "s") +
+                      " where its stack holds " + std::to_string(stack.size() - floor) + where();
+            return false;
+        };
+        auto deepest = [&](size_t from) {  // the deepest nesting among stack[from…]
+            uint32_t d = 0;
+            for (size_t k = from; k < stack.size(); ++k) d = std::max(d, stack[k].nest);
+            return d;
+        };
+        auto push = [&](PickleValue v) {
+            if (v.nest > kMaxPickleNesting) {
+                problem = "it nests values more than " + std::to_string(kMaxPickleNesting) +
+                          " deep" + where();
+                return false;
+            }
+            stack.push_back(v);
+            return true;
+        };
+        // k values become one that holds them
+        auto combine = [&](size_t k) {
+            if (!take(k)) return false;
+            PickleValue v;
+            v.nest = deepest(stack.size() - k) + 1;
+            stack.resize(stack.size() - k);
+            return push(v);
+        };
+        // the container on top now holds values nested `items` deep
+        auto refill = [&](uint32_t items) {
+            PickleValue v;
+            v.nest = std::max(stack.back().nest, items + 1);
+            stack.pop_back();
+            return push(v);
+        };
+        auto close_mark = [&](bool into, bool pairs) {  // → the values above the mark
+            if (marks.empty()) {
+                problem = "it closes a mark it never opened" + where();
+                return false;
+            }
+            marks.pop_back();
+            const size_t above = stack.size() - floor;
+            if (into && floor <= (marks.empty() ? 0 : marks.back())) {
+                problem = "it adds to a container below its mark, and there is none" + where();
+                return false;
+            }
+            if (pairs && above % 2 != 0) {
+                problem = "a dict with an odd number of keys and values" + where();
+                return false;
+            }
+            return true;
+        };
+        bool ok = true;
+        switch (op) {
+            case '.':  // STOP: the result
+                if (stack.empty()) return "it stops with nothing on its stack" + where();
+                return {};
+            case 0x80:
+            case 0x95:  // PROTO, FRAME
+                break;
+            case '(':  // MARK
+                marks.push_back(stack.size());
+                break;
+            case 'K':
+            case 'M':
+            case 'J': {  // BININT1, BININT2, BININT
+                PickleValue v;
+                v.kind = 'i';
+                v.number = static_cast<int64_t>(zip_le(p, arg, static_cast<int>(arg_length)));
+                if (op == 'J') v.number = static_cast<int32_t>(v.number);
+                ok = push(v);
+                break;
+            }
+            case 0x8a: {  // LONG1: an int64 as LibTorch reads it
+                PickleValue v;
+                if (arg_length == 8) {
+                    v.kind = 'i';
+                    v.number = static_cast<int64_t>(zip_le(p, arg, 8));
+                }
+                ok = push(v);
+                break;
+            }
+            case 'X':
+            case 0x8c:
+            case 0x8d: {  // the unicode strings
+                PickleValue v;
+                v.kind = p.compare(arg, arg_length, "storage") == 0 ? 'S' : 's';
+                v.at = arg, v.length = arg_length;
+                ok = push(v);
+                break;
+            }
+            case 'c': {  // GLOBAL "module\nname\n": torch.<T>Storage is a storage type
+                PickleValue v;
+                const std::string text = p.substr(arg, arg_length);
+                const size_t nl = text.find('\n');
+                if (nl != std::string::npos && text.compare(0, nl, "torch") == 0) {
+                    std::string name = text.substr(nl + 1);
+                    if (!name.empty() && name.back() == '\n') name.pop_back();
+                    if (const int64_t size = storage_item_size(name); size > 0) {
+                        v.kind = 'g';
+                        v.number = size;
+                    }
+                }
+                ok = push(v);
+                break;
+            }
+            case 'h':
+            case 'j': {  // BINGET, LONG_BINGET
+                const uint64_t slot = zip_le(p, arg, static_cast<int>(arg_length));
+                const auto it = memo.find(slot);
+                if (it == memo.end())
+                    return "it reads memo slot " + std::to_string(slot) + " before writing it" +
+                           where();
+                ok = push(it->second);
+                break;
+            }
+            case 'q':
+            case 'r':
+            case 0x94: {  // BINPUT, LONG_BINPUT, MEMOIZE
+                const uint64_t slot =
+                    op == 0x94 ? memo.size() : zip_le(p, arg, static_cast<int>(arg_length));
+                if (slot > n)  // at most one slot per opcode of the pickle
+                    return "a memo index of " + std::to_string(slot) + " in a pickle of " +
+                           std::to_string(n) + " bytes";
+                if ((ok = take(1))) memo[slot] = stack.back();
+                break;
+            }
+            case 'p':  // PUT (a decimal slot, which LibTorch refuses)
+                ok = take(1);
+                break;
+            case '0':  // POP
+                if ((ok = take(1))) stack.pop_back();
+                break;
+            case '1':  // POP_MARK
+                if ((ok = close_mark(false, false))) stack.resize(floor);
+                break;
+            case '2':  // DUP
+                if ((ok = take(1))) ok = push(stack.back());
+                break;
+            case 'Q': {  // BINPERSID: a tensor's storage from its record
+                if (!(ok = take(1))) break;
+                const PickleValue id = stack.back();
+                if (id.kind != 'p')
+                    return "a tensor storage not named as PyTorch names them" + where();
+                const std::string key = p.substr(id.at, id.length);
+                const auto size = record_size(records + key);
+                if (id.number < 0 ||
+                    (size && static_cast<uint64_t>(id.number) > *size / id.item_size))
+                    return "a tensor storage of " + std::to_string(id.number) + " elements of " +
+                           std::to_string(id.item_size) + " bytes where its record '" + key +
+                           "' holds " + (size ? std::to_string(*size) : std::string("?")) +
+                           " bytes" + where();
+                stack.back() = PickleValue{};
+                break;
+            }
+            case 0x98:  // READONLY_BUFFER
+                ok = take(1);
+                break;
+            case 'R':
+            case 'b':
+            case 0x81:
+            case 0x93:  // REDUCE, BUILD, NEWOBJ, STACK_GLOBAL
+                ok = combine(2);
+                break;
+            case 0x92:  // NEWOBJ_EX
+                ok = combine(3);
+                break;
+            case 0x85:
+            case 0x86:
+            case 0x87:  // TUPLE1, TUPLE2, TUPLE3
+                ok = combine(op - 0x84);
+                break;
+            case 'a':  // APPEND: into the container below
+                if ((ok = take(2))) {
+                    const uint32_t item = stack.back().nest;
+                    stack.pop_back();
+                    ok = refill(item);
+                }
+                break;
+            case 's':  // SETITEM
+                if ((ok = take(3))) {
+                    const uint32_t item = deepest(stack.size() - 2);
+                    stack.resize(stack.size() - 2);
+                    ok = refill(item);
+                }
+                break;
+            case 't': {  // TUPLE: ('storage', torch.<T>Storage, key, device, count) is a storage id
+                if (!(ok = close_mark(false, false))) break;
+                PickleValue v;
+                v.nest = deepest(floor) + 1;
+                if (stack.size() - floor == 5 && stack[floor].kind == 'S' &&
+                    stack[floor + 1].kind == 'g' &&
+                    (stack[floor + 2].kind == 's' || stack[floor + 2].kind == 'S') &&
+                    stack[floor + 4].kind == 'i') {
+                    v.kind = 'p';
+                    v.at = stack[floor + 2].at, v.length = stack[floor + 2].length;
+                    v.item_size = stack[floor + 1].number;
+                    v.number = stack[floor + 4].number;
+                }
+                stack.resize(floor);
+                ok = push(v);
+                break;
+            }
+            case 'l':
+            case 0x91:
+            case 'o':
+            case 'd':
+            case 'i': {  // LIST FROZENSET OBJ DICT INST
+                if (!(ok = close_mark(false, op == 'd'))) break;
+                if (op == 'o' && stack.size() == floor) return "an object with no class" + where();
+                PickleValue v;
+                v.nest = deepest(floor) + 1;
+                stack.resize(floor);
+                ok = push(v);
+                break;
+            }
+            case 'e':
+            case 0x90:
+            case 'u': {  // APPENDS, ADDITEMS, SETITEMS
+                if (!(ok = close_mark(true, op == 'u'))) break;
+                const uint32_t items = deepest(floor);
+                stack.resize(floor);
+                ok = refill(items);
+                break;
+            }
+            default:  // the constants, the other strings, the empty containers, EXT, GET, PERSID
+                ok = push(PickleValue{});
+                break;
+        }
+        if (!ok) return problem;
     }
     return {};
 }
 
-// Every deflated entry must inflate to its declared size, and every pickle of the archive
-// (data.pkl, constants.pkl, the code's debug pickles) pass pickle_problem.
+// LibTorch 1.13 compiles an unannotated assignment in a class body as a class constant and then
+// reads its missing `Final[…]` annotation (a null read, found by fuzzing: a damaged code file
+// crashed LiftLab; later PyTorch checks it). PyTorch writes class constants as
+// `name : Final[T] = value`, enum members and its metadata lists (`__parameters__ = […]`) as
+// plain assignments; anything else is refused. Returns the problem, or "".
+std::string code_problem(const std::string& code) {
+    static const std::vector<std::string> metadata = {"__parameters__", "__buffers__",
+                                                      "__annotations__", "__forward_pre_hooks__",
+                                                      "__forward_hooks__"};
+    std::istringstream in(code);
+    std::string line;
+    int number = 0;
+    bool checked = false;     // inside a class whose body is checked
+    std::string body_indent;  // its body's indentation, once seen
+    while (std::getline(in, line)) {
+        ++number;
+        const size_t indent = line.find_first_not_of(" \t");
+        if (indent == std::string::npos || line[indent] == '#' || line[indent] == '\r') continue;
+        if (indent == 0) {
+            // `class Name(Base):` — an Enum's members are plain assignments
+            checked = line.rfind("class ", 0) == 0 && line.find("(Enum)") == std::string::npos;
+            body_indent.clear();
+            continue;
+        }
+        if (!checked) continue;
+        if (body_indent.empty()) body_indent = line.substr(0, indent);
+        if (line.compare(0, indent, body_indent) != 0 || indent != body_indent.size()) continue;
+        size_t k = indent;
+        while (k < line.size() &&
+               (std::isalnum(static_cast<unsigned char>(line[k])) || line[k] == '_'))
+            ++k;
+        if (k == indent) continue;
+        const std::string name = line.substr(indent, k - indent);
+        while (k < line.size() && (line[k] == ' ' || line[k] == '\t')) ++k;
+        const bool assigned =
+            k < line.size() && line[k] == '=' && (k + 1 == line.size() || line[k + 1] != '=');
+        if (assigned && std::find(metadata.begin(), metadata.end(), name) == metadata.end())
+            return "line " + std::to_string(number) + ": a class constant '" + name +
+                   "' without its Final[…] annotation";
+    }
+    return {};
+}
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string lower(std::string s) {
+    for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+// Every deflated entry must inflate to its declared size, every pickle of the archive (data.pkl,
+// constants.pkl, the code's debug pickles) pass pickle_problem and every code file code_problem.
 void check_entries(const std::vector<ZipEntry>& entries, const std::string& bytes,
                    const std::string& path, const std::string& key) {
+    // LibTorch finds a record by its name, case ignored, and allocates the size the directory
+    // declares: with two of one name, the smaller counts.
+    std::map<std::string, uint64_t> sizes;
     for (const auto& e : entries) {
-        const bool pickle = e.name.size() >= 3 && e.name.compare(e.name.size() - 3, 3, "pkl") == 0;
-        if (!pickle && e.method != 8) continue;
+        const auto [it, fresh] = sizes.emplace(lower(e.name), e.size);
+        if (!fresh) it->second = std::min(it->second, e.size);
+    }
+    const RecordSize record_size = [&](const std::string& name) -> std::optional<uint64_t> {
+        const auto it = sizes.find(lower(name));
+        if (it == sizes.end()) return std::nullopt;
+        return it->second;
+    };
+    for (const auto& e : entries) {
+        const bool pickle = ends_with(e.name, "pkl");
+        const bool code = ends_with(e.name, ".py") && e.name.find("/code/") != std::string::npos;
+        if (!pickle && !code && e.method != 8) continue;
         const auto content = zip_entry_bytes(bytes, e, [&] {
             throw SpecError(key, path + ": not a TorchScript archive: its entry '" + e.name +
                                      "' does not inflate to its declared " +
                                      std::to_string(e.size) + " bytes (a damaged file)");
         });
-        if (!content || !pickle) continue;
-        const std::string problem = pickle_problem(*content);
-        if (!problem.empty())
-            throw SpecError(key, path + ": not a TorchScript archive: its pickle '" + e.name +
-                                     "' is damaged (" + problem + ")");
+        if (!content) continue;
+        if (pickle) {
+            const std::string records =
+                (ends_with(e.name, ".pkl") ? e.name.substr(0, e.name.size() - 4) : e.name) + "/";
+            const std::string problem = pickle_problem(*content, records, record_size);
+            if (!problem.empty())
+                throw SpecError(key, path + ": not a TorchScript archive: its pickle '" + e.name +
+                                         "' is damaged (" + problem + ")");
+        } else if (code) {
+            const std::string problem = code_problem(*content);
+            if (!problem.empty())
+                throw SpecError(key, path + ": not a TorchScript archive: its code '" + e.name +
+                                         "' is damaged (" + problem + ")");
+        }
+    }
+}
+
+// A tensor that reaches past its storage, or one LiftLab does not read (LibTorch sets the
+// sizes, strides and offset a pickle declares without checking them against the storage: a
+// damaged file would have training read past it). Returns the problem, or "".
+std::string tensor_problem(const std::string& name, const at::Tensor& t) {
+    if (!t.defined()) return {};
+    if (t.layout() != at::kStrided)
+        return "'" + name + "' is a sparse tensor (LiftLab reads dense ones)";
+    if (!t.has_storage() || t.numel() == 0) return {};
+    __int128 last = t.storage_offset();  // the last element the view reaches
+    bool negative = t.storage_offset() < 0;
+    for (int64_t d = 0; d < t.dim(); ++d) {
+        negative = negative || t.stride(d) < 0;
+        last += static_cast<__int128>(t.size(d) - 1) * t.stride(d);
+    }
+    const __int128 bytes = (last + 1) * static_cast<__int128>(t.element_size());
+    if (negative || bytes > static_cast<__int128>(t.storage().nbytes())) {
+        std::ostringstream s;
+        s << "tensor '" << name << "' of sizes " << t.sizes() << ", strides " << t.strides()
+          << " and offset " << t.storage_offset() << " reaches past its storage of "
+          << t.storage().nbytes() << " bytes";
+        return s.str();
+    }
+    return {};
+}
+
+// Every tensor the module holds: its attributes (parameters, buffers and others, and the tensors
+// in its lists, tuples and dicts) and the constants of its methods' code.
+std::string module_tensor_problem(const torch::jit::Module& module) {
+    std::string problem;
+    auto visit = [&](const std::string& name, const c10::IValue& v) {
+        if (v.isTensor()) {
+            problem = tensor_problem(name, v.toTensor());
+        } else if (v.isList()) {
+            for (const auto& e : v.toListRef())
+                if (problem.empty() && e.isTensor()) problem = tensor_problem(name, e.toTensor());
+        } else if (v.isTuple()) {
+            for (const auto& e : v.toTupleRef().elements())
+                if (problem.empty() && e.isTensor()) problem = tensor_problem(name, e.toTensor());
+        } else if (v.isGenericDict()) {
+            for (const auto& e : v.toGenericDict())
+                if (problem.empty() && e.value().isTensor())
+                    problem = tensor_problem(name, e.value().toTensor());
+        }
+    };
+    for (const auto& a : module.named_attributes(/*recurse=*/true)) {
+        visit(a.name, a.value);
+        if (!problem.empty()) return problem;
+    }
+    std::function<void(torch::jit::Block*)> constants = [&](torch::jit::Block* block) {
+        for (auto* node : block->nodes()) {
+            if (!problem.empty()) return;
+            if (node->kind() == c10::prim::Constant && node->outputs().size() == 1)
+                if (const auto value = torch::jit::toIValue(node->output()))
+                    visit("a constant of the code", *value);
+            for (auto* inner : node->blocks()) constants(inner);
+        }
+    };
+    for (const auto& sub : module.modules())
+        for (const auto& method : sub.get_methods()) {
+            constants(method.graph()->block());
+            if (!problem.empty()) return problem;
+        }
+    return problem;
+}
+
+// The archive's debug pickles (`code/….py.debug_pkl`: where each line of the archive's code came
+// from in the user's Python file) renamed so that LibTorch does not find them. LibTorch 1.13
+// indexes their string table without checking the index (found by fuzzing: a damaged one crashed
+// LiftLab as it formatted an error); without them its messages name the archive's own code lines.
+void hide_debug_pickles(std::string& b, const std::vector<ZipEntry>& entries) {
+    const std::string suffix = ".debug_pkl";
+    for (const auto& e : entries) {
+        if (!ends_with(lower(e.name), suffix)) continue;
+        const size_t name_len = e.name.size();
+        b.replace(e.central + 46 + name_len - 3, 3, "off");
+        const uint64_t h = e.local_header;
+        if (h <= b.size() && b.size() - h >= 30 && zip_le(b, h + 26, 2) == name_len &&
+            b.size() - h - 30 >= name_len && lower(b.substr(h + 30, name_len)) == lower(e.name))
+            b.replace(h + 30 + name_len - 3, 3, "off");
     }
 }
 
 // LibTorch's messages carry a C++ backtrace after the first lines; a user needs the first one.
 // An error inside TorchScript code ends with the Python-side error ("RuntimeError: …") after
-// the interpreter's traceback: that line, with the first frame of the user's own code.
+// the interpreter's traceback: that line, with the traceback's first frame.
 std::string first_line(const std::string& what) {
-    const std::string traceback = "Traceback of TorchScript, original code";
-    if (const auto at = what.find(traceback); at != std::string::npos) {
+    // With the debug pickles hidden (see hide_debug_pickles) the one traceback is of the
+    // archive's code; with them, the original code's comes last.
+    auto at = what.find("Traceback of TorchScript, original code");
+    if (at == std::string::npos) at = what.find("Traceback of TorchScript");
+    if (at != std::string::npos) {
         std::string last;
         std::istringstream lines(what.substr(at));
         std::string line, frame;
@@ -445,6 +800,7 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
                                  "entry count, offsets or signatures do not match)");
     check_declared_sizes(entries, bytes, path, key);
     check_entries(entries, bytes, path, key);
+    hide_debug_pickles(bytes, entries);
     std::istringstream stream(bytes);
     try {
         out.module = torch::jit::load(stream, torch::kCPU);
@@ -467,6 +823,9 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
                                      : "") +
                             "; save the model with torch.jit.script(model).save(path): " + what);
     }
+    if (const std::string problem = module_tensor_problem(out.module); !problem.empty())
+        throw SpecError(key,
+                        path + ": not a TorchScript archive: its " + problem + " (a damaged file)");
     if (!out.module.find_method("forward"))
         throw SpecError(key, path + ": the TorchScript module has no forward method");
     if (torchscript_parameters(out.module).empty())

@@ -403,7 +403,18 @@ def torchscript_cases():
                            ("real model, a dict of three values in its pickle",
                             MODEL.replace(b"X\x08\x00\x00\x00training", b"(NNNdN0N0N0N0", 1)),
                            ("real model, its pickle reads a memo slot never written",
-                            MODEL.replace(b"X\x08\x00\x00\x00training", b"j\xf0\xff\xff\x00N0N0N0N0", 1))]:
+                            MODEL.replace(b"X\x08\x00\x00\x00training", b"j\xf0\xff\xff\x00N0N0N0N0", 1)),
+                           ("real model, its pickle a million nested tuples (1 MB)",
+                            rewritten(MODEL, lambda n, b: b"\x80\x02N" + b"\x85" * 1_000_000 + b"."
+                                      if n.endswith("/data.pkl") else b)),
+                           ("real model, a tensor record cut to 100 bytes",
+                            rewritten(MODEL, lambda n, b: b[:100] if n.endswith("/data/0") else b)),
+                           ("real model, a tensor's sizes past its storage",
+                            rewritten(MODEL, lambda n, b: b.replace(b"K\x80K\x10t", b"K\xc8K\x10t", 1)
+                                      if n.endswith("/data.pkl") else b)),
+                           ("real model, a class constant without Final[] in its code (fuzzer find)",
+                            rewritten(MODEL, lambda n, b: b.replace(b"__buffers__ = []", b"__buf2ers__ = []", 1)
+                                      if n.endswith("code/__torch__.py") else b))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
     return out
@@ -438,6 +449,18 @@ def damaged_deflate(model):
         name_len, extra_len = struct.unpack_from("<HH", b, local + 26)
         b[local + 30 + name_len + extra_len] = 0xFF
     return patch_code_entry(model, patch)
+
+
+def rewritten(model, patch):
+    """The model's archive written again (CRCs right) with patch(name, bytes) applied to each
+    entry."""
+    import io, zipfile
+    src = zipfile.ZipFile(io.BytesIO(model))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        for i in src.infolist():
+            z.writestr(i.filename, patch(i.filename, src.read(i.filename)))
+    return buf.getvalue()
 
 
 def tuple1_first(model):

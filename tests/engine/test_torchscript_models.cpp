@@ -402,6 +402,20 @@ TEST(TorchScriptBackbone, BadFilesAreSpecErrorsNamingTheFileWithNoRunFolder) {
         spec.backbone.script = dir.write(name, bytes);
         expect_refused(spec, "backbone.script", {name, "data.pkl' is damaged", message});
     }
+    // Its first storage declared 2304 floats over a record of 2048 (LibTorch takes the count as
+    // declared: training would read past the record).
+    {
+        std::ifstream in(example("mlp_backbone.pt"), std::ios::binary);
+        std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string count("M\x00\x08t", 4);  // BININT2 2048, TUPLE
+        const size_t at = bytes.find(count);
+        ASSERT_NE(at, std::string::npos);
+        bytes[at + 2] = '\x09';
+        spec.backbone.script = dir.write("short_record.pt", bytes);
+        expect_refused(spec, "backbone.script",
+                       {"short_record.pt", "a tensor storage of 2304 elements of 4 bytes",
+                        "holds 8192 bytes"});
+    }
     spec.backbone.script = example("mlp_backbone.pt");
     spec.backbone.script_sha256 = std::string(64, 'a');
     expect_refused(spec, "backbone.script_sha256", {"mlp_backbone.pt", "the file changed"});
