@@ -61,12 +61,16 @@ std::vector<ZipEntry> zip_entries(const std::string& b, bool& damaged) {
     uint64_t count = zip_le(b, eocd + 10, 2), offset = zip_le(b, eocd + 16, 4);
     // One disk: its entry count is the archive's (LibTorch's miniz reads one, we the other).
     if (zip_le(b, eocd + 8, 2) != count) return damaged = true, std::vector<ZipEntry>{};
-    if ((count == 0xFFFF || offset == 0xFFFFFFFF) && eocd >= 20 &&
-        zip_le(b, eocd - 20, 4) == 0x07064b50) {  // zip64: the locator, then its end record
+    // zip64: a locator right before the record, then its own end record. LibTorch's miniz takes
+    // the zip64 record's count and offset whenever both are there, whatever the record above
+    // says (found by fuzzing: a zeroed record above a zip64 one left us nothing to check), so
+    // a locator is followed the same way, and one that leads nowhere is refused.
+    if (eocd >= 20 && zip_le(b, eocd - 20, 4) == 0x07064b50) {
         const uint64_t end64 = zip_le(b, eocd - 20 + 8, 8);
         if (end64 > b.size() || b.size() - end64 < 56 || zip_le(b, end64, 4) != 0x06064b50)
             return damaged = true, std::vector<ZipEntry>{};
         count = zip_le(b, end64 + 32, 8);
+        if (zip_le(b, end64 + 24, 8) != count) return damaged = true, std::vector<ZipEntry>{};
         offset = zip_le(b, end64 + 48, 8);
     }
     std::vector<ZipEntry> out;

@@ -414,7 +414,10 @@ def torchscript_cases():
                                       if n.endswith("/data.pkl") else b)),
                            ("real model, a class constant without Final[] in its code (fuzzer find)",
                             rewritten(MODEL, lambda n, b: b.replace(b"__buffers__ = []", b"__buf2ers__ = []", 1)
-                                      if n.endswith("code/__torch__.py") else b))]:
+                                      if n.endswith("code/__torch__.py") else b)),
+                           ("the same behind a zeroed end record and a zip64 one (fuzzer find)",
+                            zip64_behind_zeroed(rewritten(MODEL, lambda n, b: b.replace(
+                                b"__buffers__ = []", b"__buf2ers__ = []", 1) if n.endswith("code/__torch__.py") else b)))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
     return out
@@ -461,6 +464,18 @@ def rewritten(model, patch):
         for i in src.infolist():
             z.writestr(i.filename, patch(i.filename, src.read(i.filename)))
     return buf.getvalue()
+
+
+def zip64_behind_zeroed(model):
+    """The archive's end record zeroed, a zip64 end record and locator before it that give the
+    directory (LibTorch's miniz reads the zip64 one whenever it is there)."""
+    import struct
+    eocd = len(model) - 22
+    assert model[eocd:eocd + 4] == b"PK\x05\x06"
+    count, size, offset = struct.unpack_from("<HII", model, eocd + 10)
+    record = struct.pack("<IQHHIIQQQQ", 0x06064b50, 44, 45, 45, 0, 0, count, count, size, offset)
+    locator = struct.pack("<IIQI", 0x07064b50, 0, eocd, 1)
+    return model[:eocd] + record + locator + b"PK\x05\x06" + bytes(18)
 
 
 def tuple1_first(model):
