@@ -640,8 +640,10 @@ void check_entries(const std::vector<ZipEntry>& entries, const std::string& byte
         return it->second;
     };
     for (const auto& e : entries) {
-        const bool pickle = ends_with(e.name, "pkl");
-        const bool code = ends_with(e.name, ".py") && e.name.find("/code/") != std::string::npos;
+        // LibTorch finds its entries with the case ignored: so are the kinds here.
+        const std::string name = lower(e.name);
+        const bool pickle = ends_with(name, "pkl");
+        const bool code = ends_with(name, ".py");
         if (!pickle && !code && e.method != 8) continue;
         const auto content = zip_entry_bytes(bytes, e, [&] {
             throw SpecError(key, path + ": not a TorchScript archive: its entry '" + e.name +
@@ -651,7 +653,7 @@ void check_entries(const std::vector<ZipEntry>& entries, const std::string& byte
         if (!content) continue;
         if (pickle) {
             const std::string records =
-                (ends_with(e.name, ".pkl") ? e.name.substr(0, e.name.size() - 4) : e.name) + "/";
+                (ends_with(name, ".pkl") ? e.name.substr(0, e.name.size() - 4) : e.name) + "/";
             const std::string problem = pickle_problem(*content, records, record_size);
             if (!problem.empty())
                 throw SpecError(key, path + ": not a TorchScript archive: its pickle '" + e.name +
