@@ -417,7 +417,11 @@ def torchscript_cases():
                                       if n.endswith("code/__torch__.py") else b)),
                            ("the same behind a zeroed end record and a zip64 one (fuzzer find)",
                             zip64_behind_zeroed(rewritten(MODEL, lambda n, b: b.replace(
-                                b"__buffers__ = []", b"__buf2ers__ = []", 1) if n.endswith("code/__torch__.py") else b)))]:
+                                b"__buffers__ = []", b"__buf2ers__ = []", 1) if n.endswith("code/__torch__.py") else b))),
+                           ("damaged code and a debug pickle's string index 17 -> 47 (fuzzer find)",
+                            REGRESSION("torchscript-crash-edf277395c1b7ab8ed1b91f31982d6333f0be869")),
+                           ("the same behind a zeroed end record and a zip64 one (fuzzer find, as found)",
+                            REGRESSION("torchscript-crash-a7ae2aac04820b07b5e993950c4d537b14f8b185"))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
     return out
@@ -507,6 +511,12 @@ def bomb():
         z.writestr("archive/version", b"3")
         z.writestr("archive/code/__torch__.py", b" " * (200 << 20))
     return buf.getvalue()
+
+
+def REGRESSION(name):
+    """A fuzzer's crash input, as committed in tests/fuzz/regressions/torchscript."""
+    return open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fuzz", "regressions",
+                             "torchscript", name), "rb").read()
 
 
 MODEL = open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "resources", "models",
