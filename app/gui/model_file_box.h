@@ -1,4 +1,4 @@
-// "Your model" in the experiment form (README "Bring your own model"): a TorchScript file picked
+// "Your model" in the experiment form (docs/your-model.md): a TorchScript file picked
 // by the user, read on a worker thread (a big file never blocks the window), its parameters
 // listed. Two modes, set by the preset: a backbone for the backbone + last-layer methods, or an
 // ICNN for the energy models, whose parameters the user ticks as the non-negative ones.

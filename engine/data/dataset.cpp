@@ -61,7 +61,7 @@ std::string data_cache_dir(const TaskSpec& task) {
     return "";
 }
 
-// Classification: targets of the squared loss are one-hot rows (METHODS.md, "Classification").
+// Classification: targets of the squared loss are one-hot rows (docs/methods.md §1.8).
 Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
                                torch::Tensor x_test, torch::Tensor labels_test,
                                int64_t num_classes) {

@@ -1,4 +1,4 @@
-// 2-D toy data for convex potential flows (METHODS.md Part 2, Tasks: Convex potential flows),
+// 2-D toy data for convex potential flows (docs/methods.md §8.8),
 // following the FFJORD/CP-Flow `toy_data` recipes. Seeded, shape {n, 2}, float64.
 #pragma once
 #include <torch/torch.h>

@@ -1,4 +1,4 @@
-// The convex potential flow of METHODS.md Part 2 (Tasks: Convex potential flows), on the ICNN:
+// The convex potential flow of docs/methods.md §6.1, on the ICNN:
 //   F(x) = softplus(w1)·ICNN(x) + softplus(w0)·||x||²/2,   f = ∇F,
 //   log p(x) = log N(f(x); 0, I) + log det ∇²F(x).
 // The ICNN is convex in x for every positivity strategy and carries (c/2)||x||², so ∇²F ⪰
@@ -50,7 +50,7 @@ public:
     torch::Tensor log_det_hessian(const torch::Tensor& x,
                                   const std::vector<torch::Tensor>& constrained);
     // log p(x) → (n), with θ emitted once for `conditioning_batch` (the loss batch when
-    // training; a fixed reference set for evaluation, METHODS.md Part 2).
+    // training; a fixed reference set for evaluation, docs/methods.md §3.3).
     torch::Tensor log_prob(const torch::Tensor& x, const torch::Tensor& conditioning_batch);
     torch::Tensor log_prob_with_weights(const torch::Tensor& x,
                                         const std::vector<torch::Tensor>& constrained);

@@ -1,4 +1,4 @@
-// The input-convex neural network of METHODS.md Part 2 ("ICNN"):
+// The input-convex neural network of docs/methods.md §3.1:
 //   z_1 = softplus(W_0 x + b_0),  z_{i+1} = softplus(Wz_i z_i + Wx_i x + b_i),
 //   E(x) = w_outᵀ z_L + w_xᵀ x + (c/2)||x||²,  c = 0.02.
 // Convex in x because Wz_i ≥ 0 and w_out ≥ 0; those come from a PositivityStrategy. The

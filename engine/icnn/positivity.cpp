@@ -11,7 +11,7 @@
 namespace liftlab {
 
 namespace {
-constexpr int64_t kBodyHidden = 64;     // per-sample MLP width (METHODS.md, body h_φ)
+constexpr int64_t kBodyHidden = 64;     // per-sample MLP width (docs/methods.md §3.3)
 constexpr int64_t kBodyFeatures = 96;   // pooled feature vector h_φ(X)
 constexpr double kSlackInit = -2.0;     // slack b of a constrained readout → softplus ≈ 0.127
 constexpr double kConstantInit = -2.0;  // softplus-const's θ̃
@@ -24,7 +24,7 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
     return n;
 }
 
-// |N(0, π/(2 n_in))| with n_in the last dimension (METHODS.md: the positive init).
+// |N(0, π/(2 n_in))| with n_in the last dimension (docs/methods.md §3.2: the positive init).
 torch::Tensor folded_normal(const std::vector<int64_t>& shape) {
     const double n_in = static_cast<double>(shape.back());
     return (torch::randn(shape) * std::sqrt(kPi / (2.0 * n_in))).abs();

@@ -1,4 +1,4 @@
-// Positivity strategies for the ICNN's weights (METHODS.md Part 2, "Positivity strategies"): each
+// Positivity strategies for the ICNN's weights (docs/methods.md §3.2–§3.4): each
 // one owns its own trainable parameters and emits the non-negative constrained tensors θ (Wz_i,
 // w_out). The lifter family also emits every unconstrained ICNN tensor (W_0, b_0, Wx_i, b_i, w_x)
 // from the same batch code, so the ICNN template around it is frozen (the reference's
@@ -54,12 +54,12 @@ public:
     // The positivity map on the first constrained_count() entries (softplus, identity for pgd);
     // later entries (emitted free tensors) unchanged.
     std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const;
-    // true for pgd: θ̃ is θ itself and the shoulder is θ == 0 (METHODS.md, "Shoulder").
+    // true for pgd: θ̃ is θ itself and the shoulder is θ == 0 (docs/methods.md §4.2).
     virtual bool projected() const { return false; }
     // true for the lifter family: the free ICNN tensors are emitted, the template is frozen.
     virtual bool emits_free() const { return false; }
     // true when the constrained readouts have a slack bias b (the lifter, nobody, decoupled):
-    // σ²_Jac contracts with J_b; without a slack it is a structural zero (METHODS.md).
+    // σ²_Jac contracts with J_b; without a slack it is a structural zero (docs/methods.md §4.1).
     virtual bool has_slack() const { return false; }
     // Asks the strategy to deliver the gradients of its outer-product weights in factored form
     // (nn/outer_product_gradient.h) from now on; returns those weights with their collectors

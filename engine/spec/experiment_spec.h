@@ -1,4 +1,4 @@
-// The experiment spec: everything that determines a run, as plain values (METHODS.md Part 1).
+// The experiment spec: everything that determines a run, as plain values (docs/methods.md).
 // Parsed strictly from JSON: unknown keys and wrong types are SpecErrors naming the dotted key.
 #pragma once
 #include <cstdint>
@@ -37,7 +37,7 @@ struct TaskSpec {
     std::vector<std::string> target_columns;  // empty: the last column is the target
     double test_fraction = 0.2;
     bool standardize = true;  // z-score inputs and targets with training-split statistics
-    // burgers (METHODS.md Part 1, "Operator learning")
+    // burgers (docs/methods.md §8.3)
     int resolution = 1024;  // s: grid points the model sees
     int fine_grid = 8192;   // grid of the pseudo-spectral solver
     double viscosity = 0.1;
@@ -48,10 +48,10 @@ struct TaskSpec {
     std::vector<std::string> train_files, test_files;  // cifar-binary record files
     int label_bytes = 1;                               // 1: CIFAR-10, 2: CIFAR-100 (coarse, fine)
     int label_index = 0;                               // which label byte is the class
-    // dfiv-demand (METHODS.md Part 1, "Deep Feature Instrumental Variables"): n = n_train
+    // dfiv-demand (docs/methods.md §8.4): n = n_train
     double rho = 0.5;  // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
-    // ICNN family (METHODS.md Part 2). icnn-ebm-1d: gumbel | laplace | gamma | beta | halfnormal |
-    // skewnormal;
+    // ICNN family (docs/methods.md §8.6–§8.8). icnn-ebm-1d: gumbel | laplace | gamma | beta |
+    // halfnormal | skewnormal;
     // icnn-ebm-nd: gaussian | gumbel | correlated (sampled), fmnist-latents | tabular21 | csv
     // (data sets; csv reads csv_path like cpflow-tabular); cpflow-toy: 8gaussians | 2spirals;
     // cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated 21-D
@@ -87,7 +87,7 @@ struct BackboneSpec {
     std::string script_sha256;
 };
 
-// The input-convex network of the ICNN family and its loss (METHODS.md Part 2).
+// The input-convex network of the ICNN family and its loss (docs/methods.md §3, §5).
 struct IcnnSpec {
     int width = 128;
     int layers = 3;
@@ -176,7 +176,7 @@ struct DiagnosticsSpec {
     int probe_size = 1024;        // held-out samples in the probe set
     int one_step_every = 0;       // one-step gain (closed form vs best fixed gradient step) every N
     bool train_set_loss = false;  // also evaluate the loss on the whole training set at log points
-    // ICNN family (METHODS.md Part 2, Diagnostics).
+    // ICNN family (docs/methods.md §4, §7).
     int shoulder_every = 0;     // observe the shoulder (occupancy, exits, dwell) every N steps
     int trace_coordinates = 0;  // θ̃ coordinates traced (at shoulder observations; traces.csv)
     int jacobian_batches = 0;   // B probe batches for σ²_Jac at the end (0: off)

@@ -43,9 +43,9 @@ IcnnOptions icnn_options(const ExperimentSpec& spec, int64_t dim, const std::str
 }
 
 // icnn-ebm-1d: NLL = mean E(x) + log Z. The reported log Z and TV use the trapezoid rule on the
-// target's range (METHODS.md: 8000 points); the training log Z uses composite Gauss–Legendre
-// on icnn.train_quadrature_points nodes (or the same trapezoid grid when 0), which agrees with
-// it to ~1e-6 nats on smooth energies at a fraction of the ICNN evaluations.
+// target's range (docs/methods.md §5.1: 8000 points); the training log Z uses composite
+// Gauss–Legendre on icnn.train_quadrature_points nodes (or the same trapezoid grid when 0), which
+// agrees with it to ~1e-6 nats on smooth energies at a fraction of the ICNN evaluations.
 class Ebm1dModel : public DensityModel {
 public:
     Ebm1dModel(const ExperimentSpec& spec, const std::string& strategy, int64_t width)
@@ -247,7 +247,7 @@ private:
 };
 
 // icnn-ebm-nd: NLL = mean E(x) + log Ẑ with log Ẑ = logsumexp_m(−E(x_m) − log q(x_m)) − log M over
-// fresh proposal samples every step (METHODS.md "Log-concave EBMs, n-D"), q the NdProposal above.
+// fresh proposal samples every step (docs/methods.md §5.2), q the NdProposal above.
 // Every evaluation reports log Ẑ with its standard error and the effective sample size fraction
 // of its eval_is_samples draws, and the proposal's own test NLL (q is itself a density model of
 // the data: a reference line for the EBM's). TV by Monte Carlo where the target density is

@@ -1,4 +1,4 @@
-// The loss around an ICNN for each task of the ICNN family (METHODS.md Part 2, Tasks): the
+// The loss around an ICNN for each task of the ICNN family (docs/methods.md §5, §6): the
 // negative log-likelihood of a log-concave energy model (log Z by quadrature in 1-D, by
 // self-normalised importance sampling in n-D) or of a convex potential flow.
 #pragma once

@@ -283,7 +283,7 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     add_chord_convexity(out);
     const int B = spec_.diagnostics.jacobian_batches;
     if (B < 3) return out;
-    // σ²_Jac (METHODS.md Part 2, "σ²_Jac", as the reference's CrossCovAccumulator): B i.i.d.
+    // σ²_Jac (docs/methods.md §4.1, as the reference's CrossCovAccumulator): B i.i.d.
     // probe batches; each one forward pass emits θ̃_b, the batch's OWN pre-readout constrained
     // weights, and g_b = ∂ℓ_b/∂b, the gradient of that same pass's full loss with respect to the
     // slack. θ̃ = b + Θ_E h, so ∂ℓ/∂b = ∂ℓ/∂θ̃ at the emitted iterate. Without a slack there is no

@@ -1,4 +1,4 @@
-// Lifter diagnostics (METHODS.md Part 2): σ²_Jac with its permutation test against constructed
+// Lifter diagnostics (docs/methods.md §4.1): σ²_Jac with its permutation test against constructed
 // pairs of known cross-covariance, independent pairs (uniform p-values), constant iterates and
 // g = −θ̃; the readout-shoulder mask at its exact thresholds and the shoulder tracker on
 // hand-worked sequences and a two-state Markov chain with known exit probability.
