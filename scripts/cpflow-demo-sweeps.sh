@@ -6,7 +6,8 @@
 # the script skips finished shards and resumes a killed one in its own folder, so it can be
 # stopped and started at will. Each sweep ends in OUT/<preset>-<target>/merged/<run> with the
 # report's figures (figures/final_loss_histogram.png: the final test NLL over seeds per arm) and
-# scripts/cpflow-demo-stats.py's table (stats.md) beside it.
+# scripts/cpflow-demo-stats.py's table (stats.md) beside it; each shard's progress goes to
+# OUT/<preset>-<target>/shard-K-of-N.log.
 #
 # usage: scripts/cpflow-demo-sweeps.sh OUT_DIR [SHARDS [liftlab-cli run options...]]
 #   e.g. scripts/cpflow-demo-sweeps.sh runs/cpflow-sweeps 10
@@ -45,11 +46,11 @@ for preset in $presets; do
       [ -n "$finished" ] && continue
       if [ -n "$partial" ]; then
         echo "$(stamp) $preset $target shard $k/$shards: resuming $partial"
-        nice -n "$level" "$cli" run --resume "$partial" >/dev/null
+        nice -n "$level" "$cli" run --resume "$partial" >/dev/null 2>>"$dir/shard-$k-of-$shards.log"
       else
         echo "$(stamp) $preset $target shard $k/$shards: start"
         nice -n "$level" "$cli" run "$preset" --set "task.target=$target" --shard "$k/$shards" \
-          --out "$dir/shards" "$@" >/dev/null
+          --out "$dir/shards" "$@" >/dev/null 2>>"$dir/shard-$k-of-$shards.log"
       fi
     done
     shard_dirs=()
@@ -60,7 +61,7 @@ for preset in $presets; do
     done
     rm -rf "$dir/merged"
     merged=$(nice -n "$level" "$cli" merge "${shard_dirs[@]}" --out "$dir/merged")
-    nice -n "$level" "$cli" report "$merged" >/dev/null
+    nice -n "$level" "$cli" report "$merged" >/dev/null 2>>"$dir/report.log"
     python3 "$root/scripts/cpflow-demo-stats.py" "$merged" > "$merged/stats.md"
     echo "$(stamp) $preset $target merged: $merged"
   done
