@@ -24,6 +24,10 @@ level=${NICE:-19}
 presets=${PRESETS:-cpflow-demo-2d cpflow-demo-2d-symmetric}
 targets=${TARGETS:-8gaussians-demo 2spirals-demo}
 [ -x "$cli" ] || { echo "no liftlab-cli at $cli (build it, or set LIFTLAB_CLI)" >&2; exit 2; }
+cli=$(realpath "$cli")
+out=$(realpath -m "$out")
+# A folder named like a preset in the working directory would be read as the spec: run from /.
+cd /
 [[ $shards =~ ^[1-9][0-9]*$ ]] || { echo "SHARDS must be a positive integer" >&2; exit 2; }
 
 status_of() {  # a run folder's summary status ("none" when it has no summary yet)
