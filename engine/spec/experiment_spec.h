@@ -53,7 +53,9 @@ struct TaskSpec {
     // ICNN family (docs/methods.md §8.6–§8.8). icnn-ebm-1d: gumbel | laplace | gamma | beta |
     // halfnormal | skewnormal;
     // icnn-ebm-nd: gaussian | gumbel | correlated (sampled), fmnist-latents | tabular21 | csv
-    // (data sets; csv reads csv_path like cpflow-tabular); cpflow-toy: 8gaussians | 2spirals;
+    // (data sets; csv reads csv_path like cpflow-tabular); cpflow-toy: 8gaussians | 2spirals
+    // (the FFJORD recipe) | 8gaussians-demo | 2spirals-demo (the reference sweep's scaling,
+    // ebm/toy2d.h);
     // cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated 21-D
     // set. `--set target=…` is short for task.target.
     std::string target = "gumbel";
@@ -61,8 +63,12 @@ struct TaskSpec {
     int latent_steps = 2000;  // fmnist-latents: autoencoder training steps
     // Draw every training batch (and σ²_Jac probe batch) fresh from the target, as the reference
     // does, instead of from the n_train split. Only for targets that can be sampled (icnn-ebm-1d,
-    // icnn-ebm-nd's sampled ones), where it is the default.
+    // icnn-ebm-nd's sampled ones, cpflow-toy's -demo ones), where it is the default.
     bool fresh_samples = false;
+    // With fresh_samples: every training seed draws its own n_test test samples from the target
+    // (shared by the methods of that seed), as the reference's 2-D CP-Flow sweep draws 1024 per
+    // seed; false: one test split from data_seed for every seed.
+    bool test_per_seed = false;
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;
 };
@@ -91,8 +97,22 @@ struct BackboneSpec {
 struct IcnnSpec {
     int width = 128;
     int layers = 3;
-    double grad_clip = 1.0;        // global gradient-norm clip (0: off)
-    int reference_size = 1024;     // training samples the lifter's body reads at evaluation
+    double grad_clip = 1.0;     // global gradient-norm clip (0: off)
+    int reference_size = 1024;  // training samples the lifter's body reads at evaluation
+    // What the lifter's body reads when a split is scored: "reference" (the reference_size
+    // training samples) or "scored" (the scored split itself, e.g. the 1024 test points, as the
+    // reference's 2-D CP-Flow sweep emits its test weights).
+    std::string eval_conditioning = "reference";
+    // c in the built-in ICNN's (c/2)||x||² (its strong convexity floor).
+    double strong_convexity = 0.02;
+    // The lifter family's per-sample MLP widths (a ReLU after each; the last is the code width
+    // d_h) and whether the pooled code is standardised (pool_norm).
+    std::vector<int> lifter_body = {64, 64, 96};
+    bool lifter_pool_norm = true;
+    // cpflow-toy / cpflow-tabular (liftlab): the learned softplus(w1), softplus(w0) around the
+    // ICNN, F = softplus(w1)·ICNN + softplus(w0)·||x||²/2; false: F = ICNN (needs
+    // strong_convexity > 0).
+    bool flow_scales = true;
     int quadrature_points = 8000;  // icnn-ebm-1d: reported log Z and TV (trapezoid, target range)
     // icnn-ebm-1d: Gauss–Legendre nodes (panels of 8) for the training log Z; 0: the trapezoid
     // grid of quadrature_points

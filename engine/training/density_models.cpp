@@ -16,6 +16,7 @@
 #include "ebm/log_concave_targets.h"
 #include "ebm/nd_targets.h"
 #include "ebm/quadrature.h"
+#include "ebm/toy2d.h"
 #include "flows/cp_flow.h"
 #include "methods/method_registry.h"
 
@@ -28,11 +29,23 @@ std::vector<torch::Tensor> DensityModel::parameters() {
     return out;
 }
 
+PositivityOptions positivity_options(const IcnnSpec& icnn) {
+    PositivityOptions o;
+    o.lifter_body.assign(icnn.lifter_body.begin(), icnn.lifter_body.end());
+    o.lifter_pool_norm = icnn.lifter_pool_norm;
+    return o;
+}
+
 namespace {
 
 IcnnOptions icnn_options(const ExperimentSpec& spec, int64_t dim, const std::string& strategy,
                          int64_t width) {
-    auto o = IcnnOptions(dim).width(width).layers(spec.icnn.layers).strategy(strategy);
+    auto o = IcnnOptions(dim)
+                 .width(width)
+                 .layers(spec.icnn.layers)
+                 .strategy(strategy)
+                 .quadratic(spec.icnn.strong_convexity)
+                 .positivity(positivity_options(spec.icnn));
     if (!spec.icnn.script.empty()) {
         // Each trainer its own copy of the module (the parameter slots are swapped per call);
         // the run checked it on the task's samples before any trainer was built.
@@ -392,11 +405,23 @@ class CpFlowModel : public DensityModel {
 public:
     CpFlowModel(const ExperimentSpec& spec, const Dataset& data, const std::string& strategy,
                 int64_t width)
-        : flow_(CpFlowOptions(data.input_dim())
+        : target_(spec.task.target),
+          flow_(CpFlowOptions(data.input_dim())
                     .width(width)
                     .layers(spec.icnn.layers)
-                    .strategy(strategy)) {}
+                    .strategy(strategy)
+                    .scales(spec.icnn.flow_scales)
+                    .quadratic(spec.icnn.strong_convexity)
+                    .positivity(positivity_options(spec.icnn))) {}
     Icnn icnn() override { return flow_->icnn(); }
+    // The reference sweep's targets are sampled afresh (task.fresh_samples); the FFJORD-recipe
+    // toys and the tables are data sets.
+    torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) override {
+        if (target_ == "8gaussians-demo")
+            return make_eight_gaussians_demo(n, seed).to(torch::kFloat32);
+        if (target_ == "2spirals-demo") return make_two_spirals_demo(n, seed).to(torch::kFloat32);
+        return {};
+    }
     std::vector<torch::Tensor> extra_parameters() override {
         std::vector<torch::Tensor> out;
         for (const auto& item : flow_->named_parameters(/*recurse=*/false))
@@ -419,6 +444,7 @@ protected:
     std::vector<torch::Tensor> all_parameters() override { return flow_->parameters(); }
 
 private:
+    std::string target_;
     CpFlow flow_;
 };
 

@@ -55,6 +55,9 @@ protected:
     virtual std::vector<torch::Tensor> all_parameters() = 0;
 };
 
+// The lifter's settings of the spec (icnn.lifter_body, icnn.lifter_pool_norm).
+PositivityOptions positivity_options(const IcnnSpec& icnn);
+
 // The model of spec.task.kind with an ICNN of `width` and positivity strategy `strategy`.
 std::unique_ptr<DensityModel> make_density_model(const ExperimentSpec& spec, const Dataset& data,
                                                  const std::string& strategy, int64_t width);

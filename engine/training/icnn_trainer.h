@@ -83,6 +83,11 @@ public:
                                    const std::vector<torch::Tensor>& constrained);
     // The positivity strategy conditioned for evaluation (reference set; decoupled reads it too).
     std::vector<torch::Tensor> reference_pre_readout();
+    // The weight list a split is scored with: emitted at the reference set, or (icnn.
+    // eval_conditioning "scored") at the scored split itself.
+    std::vector<torch::Tensor> scoring_weights(const torch::Tensor& scored);
+    // The test samples this seed is scored on: its own draw (task.test_per_seed) or the split.
+    const torch::Tensor& test_set() const;
     const ExperimentSpec& spec() const { return spec_; }
 
     // The ICNN width of softplus-wide: the smallest width whose direct-softplus ICNN has at least
@@ -110,6 +115,7 @@ private:
     BatchSampler independent_sampler_;  // lifter-decoupled: X′ independent of the loss batch
     std::mt19937_64 fresh_seeds_;       // task.fresh_samples: one sample seed per batch
     torch::Tensor reference_;
+    torch::Tensor test_;  // task.test_per_seed: this seed's test samples (undefined otherwise)
     std::optional<ShoulderTracker> shoulder_;
     std::vector<int64_t> trace_coordinates_;
     std::vector<TraceSample> traces_;
