@@ -12,6 +12,7 @@
 #include <cstdio>
 #include "core/allocator_tuning.h"
 
+#include "claims_command.h"
 #include "cli_commands.h"
 #include "landscape_figure.h"
 #include "method_palette.h"
@@ -33,6 +34,11 @@ constexpr const char* kUsage = R"(usage:
                                    at its last save (every save_state_seconds, default 30 s),
                                    to the same final metrics
   liftlab-cli merge DIR... [--out DIR]               joins --shard run folders into one run folder
+  liftlab-cli claims [--tier fast|full] [--out DIR] [--only ID,...] [--reuse ID=RUN_DIR ...]
+                     [--tune]          re-checks the claims table: every claim's runs, its test
+                                       and verdict; writes claims.md, claims.csv, claims.json and
+                                       claims.pdf in a claims-<tier>-<time> folder under --out
+  liftlab-cli claims --resume CLAIMS_DIR            continues an interrupted check
   liftlab-cli report RUN_DIR [--format png|svg|pdf]  figures of a finished run, rendered offscreen
   liftlab-cli landscape RUN_DIR [--method LABEL] [--seed K] [--grid N] [--space theta|lifted|both]
                                 [--directions random|pca|delta-pca] [--direction-seed S]
@@ -93,9 +99,18 @@ int main(int argc, char** argv) {
     QCommandLineOption resume("resume", "Run: continue the killed run in DIR.", "DIR");
     QCommandLineOption dist_timeout("dist-timeout",
                                     "Run: seconds before a silent rank is an error.", "S");
-    parser.addOptions({help, out, set, seeds, steps, format, method, seed, grid, space, directions,
-                       direction_seed, shard, rank, world_size, master, dist_timeout, resume});
-    parser.addPositionalArgument("command", "list | run | merge | report | landscape");
+    QCommandLineOption tier("tier", "Claims: fast (default), full, or tiny (the test suite's).",
+                            "TIER", "fast");
+    QCommandLineOption only("only", "Claims: only these claim ids (comma-separated, repeatable).",
+                            "ID,...");
+    QCommandLineOption reuse("reuse", "Claims: read claim ID's runs from RUN_DIR (repeatable).",
+                             "ID=RUN_DIR");
+    QCommandLineOption tune("tune", "Claims: the tuned comparisons outside the full tier too.");
+    parser.addOptions({help,   out,  set,        seeds,  steps,        format,
+                       method, seed, grid,       space,  directions,   direction_seed,
+                       shard,  rank, world_size, master, dist_timeout, resume,
+                       tier,   only, reuse,      tune});
+    parser.addPositionalArgument("command", "list | run | merge | report | landscape | claims");
     if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     const QStringList pos = parser.positionalArguments();
     if (parser.isSet(help) || pos.isEmpty()) {
@@ -147,6 +162,32 @@ int main(int argc, char** argv) {
         std::vector<std::string> dirs;
         for (int i = 1; i < pos.size(); ++i) dirs.push_back(pos[i].toStdString());
         return liftlab::cli::command_merge(dirs, parser.value(out).toStdString());
+    }
+    if (command == "claims") {
+        if (pos.size() != 1) return usage_error("claims takes no positional argument");
+        for (const auto* o : {&set, &seeds, &steps, &shard, &rank, &world_size, &master})
+            if (parser.isSet(*o))
+                return usage_error("claims runs each claim's own recipe: --" + o->names().first() +
+                                   " does not apply");
+        liftlab::cli::ClaimsArgs args;
+        args.tier = parser.value(tier).toStdString();
+        args.out_dir = parser.value(out).toStdString();
+        if (args.out_dir.empty()) return usage_error("--out needs a folder");
+        args.resume_dir = parser.value(resume).toStdString();
+        if (parser.isSet(resume) &&
+            (parser.isSet(tier) || parser.isSet(only) || parser.isSet(reuse) || parser.isSet(tune)))
+            return usage_error("claims --resume continues with the folder's own options");
+        for (const QString& list : parser.values(only))
+            for (const QString& id : list.split(QLatin1Char(','), Qt::SkipEmptyParts))
+                args.only.push_back(id.trimmed().toStdString());
+        for (const QString& r : parser.values(reuse)) {
+            const int eq = r.indexOf(QLatin1Char('='));
+            if (eq <= 0 || eq == r.size() - 1)
+                return usage_error("--reuse needs ID=RUN_DIR (got '" + r + "')");
+            args.reuse[r.left(eq).toStdString()] = r.mid(eq + 1).toStdString();
+        }
+        args.tune = parser.isSet(tune);
+        return liftlab::cli::command_claims(args);
     }
     if (command == "run" && parser.isSet(resume)) {
         // The folder's own spec, seeds and steps: nothing may change what the run computes.

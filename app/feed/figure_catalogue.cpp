@@ -3,6 +3,7 @@
 #include <QObject>
 #include <cmath>
 
+#include "claims_panel.h"
 #include "timing_panel.h"
 
 namespace liftlab {
@@ -33,6 +34,19 @@ bool fillTiming(TimingPanel& panel, const RunFolderData& run) {
     return panel.barCount() > 0;
 }
 
+// A claims folder's table (liftlab-cli claims).
+bool fillClaims(ClaimsPanel& panel, const RunFolderData& run) {
+    if (run.claims.empty()) return false;
+    QVector<ClaimsPanel::Row> rows;
+    auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    for (const auto& c : run.claims)
+        rows.push_back({q(c.id), q(c.claim), q(c.paper), q(c.ours), q(c.seeds), q(c.test),
+                        q(c.verdict), q(c.needed), q(c.tier), q(c.tuned_verdict), c.p});
+    panel.setTitle(QString::fromStdString(run.title));
+    panel.setRows(rows);
+    return true;
+}
+
 }  // namespace
 
 const std::vector<FigureEntry>& figure_catalogue() {
@@ -41,6 +55,10 @@ const std::vector<FigureEntry>& figure_catalogue() {
                             QObject::tr("Milliseconds per training step per method, split into "
                                         "the closed-form solve and the gradient step"),
                             fillTiming),
+        figure<ClaimsPanel>(QStringLiteral("claims"), QObject::tr("Claims"),
+                            QObject::tr("The claims table of a liftlab-cli claims folder: each "
+                                        "claim's test, p-value and verdict"),
+                            fillClaims),
     };
     return entries;
 }

@@ -176,10 +176,48 @@ const std::map<std::string, std::vector<double>>* RunFolderData::final_of(
     return nullptr;
 }
 
+namespace {
+
+// A claims folder: its table from claims.json (written by engine/claims/claims_runner.cpp).
+RunFolderData read_claims_folder(const std::string& dir) {
+    RunFolderData d;
+    d.dir = dir;
+    d.name = "claims";
+    const auto j = read_json(dir + "/claims.json", d.notes);
+    if (!j.is_object() || !j.contains("claims") || !j["claims"].is_array())
+        throw DataError(dir + "/claims.json", 0, "has no \"claims\" table");
+    d.title = "claims (" + string_of(j, "tier", "?") + " tier)";
+    d.status = string_of(j, "status", "");
+    for (const auto& c : j["claims"]) {
+        if (!c.is_object()) continue;
+        RunFolderData::ClaimLine line;
+        line.id = string_of(c, "id", "");
+        line.claim = string_of(c, "claim", "");
+        line.paper = string_of(c, "paper", "");
+        line.tier = string_of(c, "tier", "");
+        const auto& v = c.contains("preset") ? c["preset"] : nlohmann::json::object();
+        line.ours = string_of(v, "ours", "");
+        line.seeds = string_of(v, "seeds", "");
+        line.test = string_of(v, "test", "");
+        line.verdict = string_of(v, "verdict", "");
+        line.needed = string_of(v, "needed", "");
+        line.p = v.is_object() && v.contains("p") && v["p"].is_number() ? v["p"].get<double>()
+                                                                        : std::nan("");
+        if (c.contains("tuned") && c["tuned"] == true && c.contains("best"))
+            line.tuned_verdict = string_of(c["best"], "verdict", "");
+        d.claims.push_back(std::move(line));
+    }
+    return d;
+}
+
+}  // namespace
+
 RunFolderData read_run_folder(const std::string& dir) {
     RunFolderData d;
     d.dir = dir;
     const std::string metrics_path = dir + "/" + run_folder::kMetrics;
+    if (!fs::exists(metrics_path) && fs::exists(dir + "/claims.json"))
+        return read_claims_folder(dir);
     if (!fs::exists(metrics_path))
         throw DataError(metrics_path, 0, "no metrics.csv here: is this a LiftLab run folder?");
     for (const auto& r : read_metrics_csv(metrics_path)) {

@@ -52,13 +52,22 @@ struct RunFolderData {
     // "squared error"), so that test_loss is not read across the two. Empty for other tasks.
     std::map<std::string, std::string> training_loss;
 
+    // A claims folder (`liftlab-cli claims`, claims.json): its table, one entry per claim, each
+    // field as written (p: NaN when the claim has no test). Empty for an ordinary run folder.
+    struct ClaimLine {
+        std::string id, claim, paper, tier, ours, seeds, test, verdict, needed, tuned_verdict;
+        double p = 0;
+    };
+    std::vector<ClaimLine> claims;
+
     bool icnn() const;  // an ICNN-family task (icnn-*, cpflow-*)
     std::vector<std::string> metric_names() const;
     const std::map<std::string, std::vector<double>>* final_of(const std::string& method) const;
 };
 
-// Throws DataError when `dir` has no readable metrics.csv (not a run folder); every other file is
-// optional.
+// Throws DataError when `dir` has no readable metrics.csv (not a run folder) and is no claims
+// folder either (claims.json: then only `claims`, the name and the title are filled); every other
+// file is optional.
 RunFolderData read_run_folder(const std::string& dir);
 
 // The training loss of each method of a classification task kind: label → "cross-entropy" (the

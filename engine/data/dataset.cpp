@@ -247,8 +247,35 @@ Dataset make_dataset_unchecked(const TaskSpec& task, const DataProgress& progres
 
 }  // namespace
 
+// task.split = "validation": the last round(fraction · n) training rows become the scored split
+// and leave the training split; the test split is dropped unread (docs/incoming/claims.md).
+Dataset hold_out_validation(Dataset d, const TaskSpec& task) {
+    const int64_t n = d.n_train();
+    const int64_t n_val = std::llround(task.validation_fraction * static_cast<double>(n));
+    if (n_val < 1 || n - n_val < 1)
+        throw DataError(data_source(task), 0,
+                        "task.validation_fraction " + std::to_string(task.validation_fraction) +
+                            " of " + std::to_string(n) +
+                            " training rows leaves no validation or no training row");
+    auto tail = [&](const torch::Tensor& t) {
+        return t.defined() && t.numel() > 0 ? t.narrow(0, n - n_val, n_val).contiguous() : t;
+    };
+    auto front = [&](const torch::Tensor& t) {
+        return t.defined() && t.numel() > 0 ? t.narrow(0, 0, n - n_val).contiguous() : t;
+    };
+    d.x_test = tail(d.x_train);
+    d.y_test = tail(d.y_train);
+    d.labels_test = tail(d.labels_train);
+    d.x_train = front(d.x_train);
+    d.y_train = front(d.y_train);
+    d.labels_train = front(d.labels_train);
+    d.reference.clear();  // computed on the test rows (class-mixture's Bayes rate)
+    return d;
+}
+
 Dataset make_dataset(const TaskSpec& task, const DataProgress& progress) {
     Dataset d = make_dataset_unchecked(task, progress);
+    if (task.split == "validation") d = hold_out_validation(std::move(d), task);
     check_finite(d, task);
     return d;
 }

@@ -171,7 +171,18 @@ TaskSpec parse_task(const nlohmann::json& j) {
     t.fresh_samples = samplable;  // the default where the target can be sampled
     r.read("fresh_samples", t.fresh_samples);
     r.read("test_per_seed", t.test_per_seed);
+    r.read("split", t.split);
+    r.read("validation_fraction", t.validation_fraction);
     r.finish();
+    require_one_of(t.split, {"test", "validation"}, r.key("split"));
+    require(t.validation_fraction > 0 && t.validation_fraction < 1, r.key("validation_fraction"),
+            "must lie in (0, 1)");
+    require(t.split != "validation" || t.kind != "dfiv-demand", r.key("split"),
+            "dfiv-demand scores the structural function on a grid, which has no validation "
+            "counterpart among the training rows");
+    require(t.split != "validation" || !t.test_per_seed, r.key("split"),
+            "validation holds out training rows; task.test_per_seed draws the scored rows per "
+            "seed instead (turn one of them off)");
     require(!t.fresh_samples || samplable, r.key("fresh_samples"),
             "needs a target that can be sampled (icnn-ebm-1d, or icnn-ebm-nd's gaussian, "
             "gumbel or correlated, cpflow-toy's 8gaussians-demo or 2spirals-demo; not a data "
@@ -450,7 +461,8 @@ DiagnosticsSpec parse_diagnostics(const nlohmann::json& j) {
     require(d.checkpoint_every >= 0, "diagnostics.checkpoint_every", "must be non-negative");
     require(d.jacobian_batches == 0 || d.jacobian_batches >= 3, "diagnostics.jacobian_batches",
             "must be 0 (off) or at least 3");
-    require(d.permutations >= 1, "diagnostics.permutations", "must be positive");
+    require(d.permutations >= 1 && d.permutations <= 1000000, "diagnostics.permutations",
+            "must lie in [1, 1000000] (p = (1 + #)/(1 + permutations) resolves 1e-6 at most)");
     require(d.spectrum_every >= 0, "diagnostics.spectrum_every", "must be non-negative");
     require(d.probe_size > 1, "diagnostics.probe_size", "must be at least 2");
     require(d.one_step_every >= 0, "diagnostics.one_step_every", "must be non-negative");
@@ -681,7 +693,9 @@ nlohmann::json task_json(const TaskSpec& t) {
             {"dim", t.dim},
             {"latent_steps", t.latent_steps},
             {"fresh_samples", t.fresh_samples},
-            {"test_per_seed", t.test_per_seed}};
+            {"test_per_seed", t.test_per_seed},
+            {"split", t.split},
+            {"validation_fraction", t.validation_fraction}};
 }
 
 nlohmann::json icnn_json(const IcnnSpec& c) {

@@ -71,6 +71,13 @@ struct TaskSpec {
     bool test_per_seed = false;
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;
+    // Which split is scored (the metrics named test_*): "test", or "validation" — the last
+    // round(validation_fraction · n) rows of the training split, held out of training (the test
+    // split is then never read). For choosing settings without looking at the test split
+    // (liftlab-cli claims, the tuned comparisons). Not for dfiv-demand (its test metric is the
+    // structural function on a grid) nor with test_per_seed.
+    std::string split = "test";
+    double validation_fraction = 0.2;
 };
 
 struct BackboneSpec {

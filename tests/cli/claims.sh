@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# `liftlab-cli claims` at the test suite's tiny budget: the table's shape, not its verdicts.
+# usage: claims.sh SCENARIO LIFTLAB_CLI WORKDIR
+#   shape: every claim of the registry gets a row in claims.csv / claims.json / claims.md, the
+#          PDF is written, every row that ran names its run folder and command;
+#   options: --only, --reuse, --tune, --resume and bad options.
+set -euo pipefail
+scenario=$1 cli=$2 work=$3
+rm -rf "$work" && mkdir -p "$work" && cd "$work"
+py=/usr/bin/python3
+fail() { echo "FAIL [claims $scenario]: $*" >&2; exit 1; }
+
+case "$scenario" in
+shape)
+  dir=$("$cli" claims --tier tiny --out out 2>err.txt) || { cat err.txt; fail "claims exited non-zero"; }
+  [ -d "$dir" ] || fail "printed path '$dir' is not a folder"
+  [ -s "$dir/claims.md" ] || fail "no claims.md"
+  [ "$(head -c 4 "$dir/claims.pdf")" = "%PDF" ] || fail "claims.pdf is not a PDF"
+  "$py" - "$dir" <<'PY' || fail "claims table has the wrong shape"
+import csv, json, os, sys
+d = sys.argv[1]
+j = json.load(open(os.path.join(d, "claims.json")))
+rows = list(csv.DictReader(open(os.path.join(d, "claims.csv"), encoding="utf-8")))
+need = ["id", "claim", "paper", "ours", "seeds", "test", "p", "verdict", "seeds_needed", "tier",
+        "command"]
+assert all(k in rows[0] for k in need), rows[0].keys()
+assert [r["id"] for r in rows] == [c["id"] for c in j["claims"]]
+assert len(rows) >= 15, len(rows)
+assert j["tier"] == "tiny" and j["status"] == "ok"
+verdicts = {"holds", "refuted", "inconclusive", "not run"}
+for r, c in zip(rows, j["claims"]):
+    assert r["verdict"] in verdicts, r
+    if r["verdict"] == "not run":
+        continue
+    assert r["command"].startswith("liftlab-cli run "), r["command"]
+    assert os.path.isfile(os.path.join(d, c["run_dir"], "summary.json")), c["run_dir"]
+    assert r["test"], r
+    if r["p"]:
+        assert 0 <= float(r["p"]) <= 1
+md = open(os.path.join(d, "claims.md"), encoding="utf-8").read()
+assert md.count("\n### ") == len(rows)
+PY
+  grep -q "claims folder:" err.txt || fail "no closing line: $(tail -5 err.txt)"
+  ;;
+options)
+  "$cli" claims --tier tiny --only no-such-claim --out out >/dev/null 2>err.txt && fail "unknown id accepted"
+  grep -q "no claim 'no-such-claim'" err.txt || fail "unknown id not named: $(cat err.txt)"
+  "$cli" claims --tier medium --out out >/dev/null 2>err.txt && fail "unknown tier accepted"
+  "$cli" claims --tier tiny --steps 5 --out out >/dev/null 2>err.txt && fail "--steps accepted"
+  "$cli" claims --tier tiny --reuse escape --out out >/dev/null 2>err.txt && fail "bad --reuse accepted"
+  # Two claims, the first tuned at the tiny budget.
+  dir=$("$cli" claims --tier tiny --only cf-prox-matches-adam,escape --tune --out out 2>err.txt) \
+    || { cat err.txt; fail "claims --only --tune failed"; }
+  "$py" - "$dir" <<'PY' || fail "--only / --tune rows wrong"
+import json, os, sys
+j = json.load(open(os.path.join(sys.argv[1], "claims.json")))
+ids = [c["id"] for c in j["claims"]]
+assert ids == ["cf-prox-matches-adam", "escape"], ids
+c = j["claims"][0]
+assert c["tuned"] and c["best_settings"] and len(c["tuning_scores"]) == 8, c
+assert c["best"]["verdict"] in ("holds", "refuted", "inconclusive")
+assert not j["claims"][1]["tuned"]
+PY
+  # --reuse reads another folder's run instead of running; --resume reruns nothing.
+  run=$("$py" -c 'import json,os,sys; d=sys.argv[1]; print(os.path.join(d, json.load(open(os.path.join(d,"claims.json")))["claims"][1]["run_dir"]))' "$dir")
+  again=$("$cli" claims --tier tiny --only escape --reuse "escape=$run" --out out 2>err2.txt) \
+    || { cat err2.txt; fail "--reuse failed"; }
+  [ -z "$(ls "$again/runs" 2>/dev/null)" ] || fail "--reuse ran something: $(ls "$again/runs")"
+  "$cli" claims --resume "$dir" >/dev/null 2>err3.txt || { cat err3.txt; fail "--resume failed"; }
+  grep -q "finished earlier" err3.txt || fail "--resume ran its sub-runs again: $(cat err3.txt)"
+  ;;
+*) fail "unknown scenario" ;;
+esac
+echo "ok [claims $scenario]"

@@ -1,0 +1,360 @@
+// The claims table (engine/claims/): every registry entry runs as written, the verdicts follow
+// their tests on run folders with known values, time to target reads the curves, and the
+// validation split holds rows out of training without touching the test split.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+
+#include "claims/claim_evaluation.h"
+#include "claims/claim_registry.h"
+#include "claims/claims_runner.h"
+#include "core/errors.h"
+#include "data/dataset.h"
+#include "spec/experiment_spec.h"
+#include "spec/presets.h"
+#include "test_helpers.h"
+
+namespace liftlab::claims {
+namespace {
+
+using test::TempDir;
+
+struct FakeRun {
+    std::string method, at;
+    std::uint64_t seed;
+    std::map<std::string, double> final;
+    std::string status = "ok";
+};
+
+// A run folder with summary.json (and optionally metrics.csv rows) holding the given finals.
+std::string write_run(const TempDir& tmp, const std::string& name, const std::vector<FakeRun>& runs,
+                      const std::string& metrics_csv = "") {
+    const auto dir = std::filesystem::path(tmp.str()) / name;
+    std::filesystem::create_directories(dir);
+    nlohmann::json arr = nlohmann::json::array();
+    for (const auto& r : runs) {
+        nlohmann::json e = {{"method", r.at.empty() ? r.method : r.method + "@batch_size=" + r.at},
+                            {"name", r.method},
+                            {"seed", r.seed},
+                            {"status", r.status},
+                            {"final", r.final}};
+        if (!r.at.empty()) e["sweep_value"] = std::stoi(r.at);
+        arr.push_back(e);
+    }
+    std::ofstream(dir / "summary.json") << nlohmann::json{{"status", "ok"}, {"runs", arr}}.dump();
+    std::ofstream(dir / "spec.json")
+        << nlohmann::json{{"name", name}, {"versions", {{"blas_core", "Haswell"}}}}.dump();
+    std::ofstream(dir / "metrics.csv") << "step,method,seed,metric,value\n" << metrics_csv;
+    return dir.string();
+}
+
+Claim better_claim(bool lower, bool log_scale) {
+    Claim c;
+    c.id = "test-better";
+    c.test = TestKind::Better;
+    c.cmp.metric = "m";
+    c.cmp.a = "a";
+    c.cmp.b = "b";
+    c.cmp.lower_is_better = lower;
+    c.cmp.log_scale = log_scale;
+    return c;
+}
+
+std::vector<FakeRun> two_groups(const std::vector<double>& a, const std::vector<double>& b,
+                                const std::string& metric = "m", const std::string& at = "") {
+    std::vector<FakeRun> runs;
+    for (size_t i = 0; i < a.size(); ++i) runs.push_back({"a", at, i, {{metric, a[i]}}});
+    for (size_t i = 0; i < b.size(); ++i) runs.push_back({"b", at, i, {{metric, b[i]}}});
+    return runs;
+}
+
+// Every entry of the registry: recipes that parse as specs, the compared methods and the sweep
+// value present in every tier's run, tuning grids of equal size whose overrides apply.
+TEST(ClaimsRegistry, EveryClaimRunsAsWritten) {
+    std::set<std::string> ids;
+    for (const auto& c : claim_registry()) {
+        SCOPED_TRACE(c.id);
+        EXPECT_TRUE(ids.insert(c.id).second) << "duplicate id";
+        EXPECT_FALSE(c.text.empty());
+        EXPECT_FALSE(c.paper.empty());
+        EXPECT_TRUE(c.full.runs()) << "every claim has a full-tier run";
+        for (const Tier tier : {Tier::Tiny, Tier::Fast, Tier::Full}) {
+            const Recipe& r = c.recipe(tier);
+            if (!r.runs()) continue;
+            SCOPED_TRACE(to_string(tier));
+            nlohmann::json j = load_spec_source(r.preset);
+            for (const auto& s : r.sets) apply_override(j, s);
+            ExperimentSpec spec;
+            ASSERT_NO_THROW(spec = parse_spec(j));
+            EXPECT_GE(r.seeds, 2) << "a test needs two seeds per method";
+            std::set<std::string> labels;
+            for (const auto& m : spec.methods) labels.insert(m.label);
+            for (const auto& m : {c.cmp.a, c.cmp.b})
+                if (!m.empty()) EXPECT_TRUE(labels.count(m)) << m;
+            for (const auto& m : c.cmp.variants) EXPECT_TRUE(labels.count(m)) << m;
+            if (!c.cmp.at.empty()) {
+                bool found = false;
+                for (const auto& v : spec.sweep.values) found = found || v.dump() == c.cmp.at;
+                EXPECT_TRUE(found) << "sweep value " << c.cmp.at;
+            }
+            for (const auto& axis : c.tuning.axes) {
+                EXPECT_EQ(axis.settings.size(), c.tuning.axes.front().settings.size());
+                for (const auto& setting : axis.settings) {
+                    nlohmann::json t = j;
+                    for (const auto& s : setting) ASSERT_NO_THROW(apply_override(t, s));
+                    apply_override(t, "task.split=validation");
+                    EXPECT_NO_THROW(parse_spec(t));
+                }
+            }
+        }
+    }
+    EXPECT_NE(find_claim("theorem1-ablation"), nullptr);
+    EXPECT_EQ(find_claim("no-such-claim"), nullptr);
+    // The authors' seed counts where their scripts state them.
+    EXPECT_EQ(find_claim("lifter-1d-tv")->full.seeds, 30);
+    EXPECT_EQ(find_claim("cpflow-basin-8g")->full.seeds, 100);
+    EXPECT_GE(find_claim("theorem1-ablation")->full.seeds, 10);
+    EXPECT_THROW(parse_tier("medium"), std::invalid_argument);
+}
+
+TEST(ClaimsEvaluation, BetterHoldsRefutesOrAsksForSeeds) {
+    TempDir tmp;
+    const Claim c = better_claim(true, true);
+    // Clearly lower: holds.
+    auto v =
+        evaluate_claim(c, read_run_table(write_run(
+                              tmp, "r1", two_groups({0.010, 0.012, 0.011}, {0.15, 0.13, 0.17}))));
+    EXPECT_EQ(v.verdict, "holds");
+    EXPECT_LT(v.p, 1e-3);
+    EXPECT_EQ(v.seeds, "3 / 3");
+    EXPECT_NE(v.interval.find("ratio"), std::string::npos);
+    // The reverse: refuted.
+    v = evaluate_claim(c, read_run_table(write_run(
+                              tmp, "r2", two_groups({0.15, 0.13, 0.17}, {0.010, 0.012, 0.011}))));
+    EXPECT_EQ(v.verdict, "refuted");
+    EXPECT_GT(v.p, 0.99);
+    // Overlapping: inconclusive, with the seeds the measured effect would need.
+    v = evaluate_claim(
+        c, read_run_table(write_run(tmp, "r3", two_groups({1.0, 1.2, 0.9}, {1.1, 1.25, 0.95}))));
+    EXPECT_EQ(v.verdict, "inconclusive");
+    EXPECT_NE(v.needed.find("seeds per method"), std::string::npos);
+    // A failed seed is left out and named.
+    auto runs = two_groups({0.010, 0.012, 0.011}, {0.15, 0.13, 0.17});
+    runs[0].status = "diverged";
+    v = evaluate_claim(c, read_run_table(write_run(tmp, "r4", runs)));
+    EXPECT_EQ(v.seeds, "2 / 3");
+    ASSERT_FALSE(v.notes.empty());
+    EXPECT_NE(v.notes.front().find("diverged"), std::string::npos);
+    // One seed only: no test.
+    v = evaluate_claim(c, read_run_table(write_run(tmp, "r5", two_groups({0.01}, {0.1, 0.2}))));
+    EXPECT_EQ(v.verdict, "inconclusive");
+    EXPECT_TRUE(std::isnan(v.p));
+}
+
+TEST(ClaimsEvaluation, NonInferiorityAndEquivalenceUseTheirMargins) {
+    TempDir tmp;
+    // Accuracy, higher is better, margin 0.005: a 0.002 below b with tiny spread is non-inferior;
+    // 0.02 below is refuted.
+    Claim c = better_claim(false, false);
+    c.test = TestKind::NonInferior;
+    c.cmp.margin = 0.005;
+    auto v = evaluate_claim(
+        c, read_run_table(write_run(
+               tmp, "n1", two_groups({0.900, 0.901, 0.899, 0.900}, {0.902, 0.903, 0.901, 0.902}))));
+    EXPECT_EQ(v.verdict, "holds");
+    v = evaluate_claim(
+        c, read_run_table(write_run(
+               tmp, "n2", two_groups({0.880, 0.881, 0.879, 0.880}, {0.902, 0.903, 0.901, 0.902}))));
+    EXPECT_EQ(v.verdict, "refuted");
+    // Equivalence within ±10 % on a log scale: ratio 1.01 with a small spread holds, ratio 1.5
+    // is refuted (a worse than b beyond the margin), a wide spread is inconclusive.
+    Claim e = better_claim(true, true);
+    e.test = TestKind::Equivalent;
+    e.cmp.margin = 0.10;
+    v = evaluate_claim(
+        e, read_run_table(write_run(
+               tmp, "e1", two_groups({1.01, 1.02, 1.00, 1.01}, {1.00, 1.01, 0.99, 1.00}))));
+    EXPECT_EQ(v.verdict, "holds");
+    EXPECT_NE(v.interval.find("90 %"), std::string::npos);
+    v = evaluate_claim(
+        e, read_run_table(write_run(
+               tmp, "e2", two_groups({1.50, 1.52, 1.49, 1.51}, {1.00, 1.01, 0.99, 1.00}))));
+    EXPECT_EQ(v.verdict, "refuted");
+    ASSERT_FALSE(v.notes.empty());
+    EXPECT_NE(v.notes.back().find("worse"), std::string::npos);
+    v = evaluate_claim(
+        e, read_run_table(write_run(tmp, "e3", two_groups({0.7, 1.4, 1.0}, {1.0, 0.8, 1.3}))));
+    EXPECT_EQ(v.verdict, "inconclusive");
+}
+
+// Theorem 1's combination: the lifter's p-values are all at the permutation floor, an ablation's
+// are uniform-like (holds) or small (refuted); a structural zero and an exact zero are named.
+TEST(ClaimsEvaluation, CrossCovarianceCombinesTheSeedsByFishersMethod) {
+    TempDir tmp;
+    Claim c;
+    c.test = TestKind::CrossCovariance;
+    c.cmp.metric = "sigma2_jac";
+    c.cmp.a = "lifter";
+    c.cmp.variants = {"lifter-noslack", "lifter-nobody", "lifter-decoupled"};
+    auto make = [&](const std::string& name, const std::vector<double>& decoupled_p) {
+        std::vector<FakeRun> runs;
+        for (std::uint64_t s = 0; s < decoupled_p.size(); ++s) {
+            runs.push_back({"lifter",
+                            "",
+                            s,
+                            {{"slack", 1},
+                             {"sigma2_jac", -4e-4},
+                             {"p_value", 1.0 / 1001},
+                             {"sigma2_jac_null_sd", 5e-5}}});
+            runs.push_back({"lifter-noslack", "", s, {{"slack", 0}, {"sigma2_jac", 0}}});
+            runs.push_back(
+                {"lifter-nobody",
+                 "",
+                 s,
+                 {{"slack", 1}, {"sigma2_jac", 0}, {"p_value", 1}, {"sigma2_jac_null_sd", 0}}});
+            runs.push_back({"lifter-decoupled",
+                            "",
+                            s,
+                            {{"slack", 1},
+                             {"sigma2_jac", 2e-5},
+                             {"p_value", decoupled_p[s]},
+                             {"sigma2_jac_null_sd", 1.5e-5}}});
+        }
+        return read_run_table(write_run(tmp, name, runs));
+    };
+    auto v = evaluate_claim(c, make("x1", {0.9, 0.5, 0.3, 0.7, 0.2, 0.6, 0.45, 0.8, 0.35, 0.55}));
+    EXPECT_EQ(v.verdict, "holds");
+    EXPECT_LT(v.p, 1e-20);  // ten seeds at 1/1001: −2Σlog p = 138 on 20 df
+    EXPECT_NE(v.ours.find("structural 0"), std::string::npos);
+    EXPECT_NE(v.ours.find("exactly 0"), std::string::npos);
+    EXPECT_NE(v.ours.find("5 % of the lifter"), std::string::npos);  // |2e-5 / −4e-4|
+    v = evaluate_claim(c, make("x2", {0.01, 0.02, 0.04, 0.03, 0.2, 0.01, 0.05, 0.02, 0.06, 0.03}));
+    EXPECT_EQ(v.verdict, "refuted");
+    EXPECT_NE(v.ours.find("lifter-decoupled"), std::string::npos);
+}
+
+TEST(ClaimsEvaluation, BasinSharesUseTheAntimodeOfThePooledLosses) {
+    TempDir tmp;
+    Claim c;
+    c.test = TestKind::Basin;
+    c.cmp.metric = "test_loss";
+    c.cmp.a = "lifter";
+    c.cmp.b = "softplus";
+    std::vector<double> lifter, softplus;
+    for (int i = 0; i < 10; ++i) lifter.push_back(0.8 + 0.05 * std::sin(i));
+    for (int i = 0; i < 10; ++i) softplus.push_back(3.55 + 0.01 * std::cos(i));
+    std::vector<FakeRun> runs;
+    for (int i = 0; i < 10; ++i)
+        runs.push_back({"lifter", "", std::uint64_t(i), {{"test_loss", lifter[i]}}});
+    for (int i = 0; i < 10; ++i)
+        runs.push_back({"softplus", "", std::uint64_t(i), {{"test_loss", softplus[i]}}});
+    const auto v = evaluate_claim(c, read_run_table(write_run(tmp, "b1", runs)));
+    EXPECT_EQ(v.verdict, "holds");
+    // 10/10 against 0/10: Fisher's exact p = 1/C(20, 10).
+    EXPECT_NEAR(v.p, 1.0 / 184756, 1e-12);
+    EXPECT_NE(v.ours.find("lifter 10/10"), std::string::npos);
+}
+
+TEST(ClaimsEvaluation, SweepValuesAndTimeToTargetAreReadFromTheFolder) {
+    TempDir tmp;
+    Claim c = better_claim(true, true);
+    c.cmp.at = "4";
+    // Curves: a reaches 0.2 (the worse final mean) at step 20 in both seeds, b at step 40 in one.
+    const std::string csv =
+        "10,a@batch_size=4,0,m,0.5\n10,a@batch_size=4,0,time_s,1\n"
+        "20,a@batch_size=4,0,m,0.15\n20,a@batch_size=4,0,time_s,2\n"
+        "10,a@batch_size=4,1,m,0.6\n10,a@batch_size=4,1,time_s,1\n"
+        "20,a@batch_size=4,1,m,0.1\n20,a@batch_size=4,1,time_s,3\n"
+        "20,b@batch_size=4,0,m,0.5\n40,b@batch_size=4,0,m,0.19\n"
+        "20,b@batch_size=4,1,m,0.5\n40,b@batch_size=4,1,m,0.21\n";
+    auto runs = two_groups({0.1, 0.11}, {0.19, 0.21}, "m", "4");
+    runs.push_back({"a", "8", 0, {{"m", 5.0}}});  // another sweep value: ignored
+    const auto t = read_run_table(write_run(tmp, "s1", runs, csv));
+    EXPECT_EQ(t.blas_core, "Haswell");
+    EXPECT_EQ(t.values("m", "a", "4").size(), 2u);
+    EXPECT_EQ(t.values("m", "a", "8").size(), 1u);
+    EXPECT_EQ(t.label_of("a", "4"), "a@batch_size=4");
+    const auto tt = time_to_target(t.dir, "a@batch_size=4", "m", 0.2, true);
+    EXPECT_EQ(tt.reached, 2);
+    EXPECT_EQ(tt.mean_steps, 20);
+    EXPECT_EQ(tt.mean_seconds, 2.5);
+    const auto tb = time_to_target(t.dir, "b@batch_size=4", "m", 0.2, true);
+    EXPECT_EQ(tb.reached, 1);
+    EXPECT_EQ(tb.seeds, 2);
+    EXPECT_TRUE(std::isnan(tb.mean_seconds));  // no time_s logged
+    const auto v = evaluate_claim(c, t);
+    EXPECT_NE(v.time_to_target.find("a 20 steps (2.5 s), 2/2 seeds"), std::string::npos)
+        << v.time_to_target;
+}
+
+TEST(ClaimsRunner, RecipesPrintAsCommands) {
+    Recipe r{
+        "icnn-ablation", {"diagnostics.permutations=1000", R"(methods=[{"name":"lifter"}])"}, 10};
+    EXPECT_EQ(recipe_command(r),
+              "liftlab-cli run icnn-ablation --seeds 10 --set diagnostics.permutations=1000 "
+              "--set 'methods=[{\"name\":\"lifter\"}]'");
+    EXPECT_EQ(recipe_command(Recipe{}), "");
+}
+
+// task.split = validation: the last 20 % of the training rows are scored and leave training; the
+// test split is never part of it.
+TEST(ValidationSplit, HoldsOutTheTailOfTheTrainingRows) {
+    ExperimentSpec spec = parse_spec(load_spec_source("cf-regression"));
+    const Dataset full = make_dataset(spec.task);
+    auto j = to_json(spec);
+    j["task"]["split"] = "validation";
+    const ExperimentSpec val = parse_spec(j);
+    EXPECT_EQ(to_json(val)["task"]["split"], "validation");
+    const Dataset d = make_dataset(val.task);
+    const int64_t n = full.n_train(), n_val = std::llround(0.2 * n);
+    EXPECT_EQ(d.n_train(), n - n_val);
+    EXPECT_EQ(d.n_test(), n_val);
+    EXPECT_TRUE(torch::equal(d.x_train, full.x_train.narrow(0, 0, n - n_val)));
+    EXPECT_TRUE(torch::equal(d.x_test, full.x_train.narrow(0, n - n_val, n_val)));
+    EXPECT_TRUE(torch::equal(d.y_test, full.y_train.narrow(0, n - n_val, n_val)));
+    // Classification keeps labels aligned; the test split's reference values are dropped.
+    auto cm = to_json(parse_spec(load_spec_source("cf-class-count-sweep")));
+    cm["sweep"] = {{"key", ""}, {"values", nlohmann::json::array()}};
+    cm["task"]["n_train"] = 500;
+    cm["task"]["n_test"] = 100;
+    const Dataset c_full = make_dataset(parse_spec(cm).task);
+    cm["task"]["split"] = "validation";
+    cm["task"]["validation_fraction"] = 0.1;
+    const Dataset c_val = make_dataset(parse_spec(cm).task);
+    EXPECT_EQ(c_val.n_test(), 50);
+    EXPECT_TRUE(torch::equal(c_val.labels_test, c_full.labels_train.narrow(0, 450, 50)));
+    EXPECT_TRUE(c_val.reference.empty());
+    EXPECT_FALSE(c_full.reference.empty());
+}
+
+TEST(ValidationSplit, RefusalsNameTheirKey) {
+    auto expect_key = [](nlohmann::json j, const std::string& key) {
+        try {
+            parse_spec(j);
+            ADD_FAILURE() << "accepted";
+        } catch (const SpecError& e) {
+            EXPECT_EQ(e.key(), key) << e.what();
+        }
+    };
+    auto j = load_spec_source("cf-regression");
+    j["task"]["split"] = "train";
+    expect_key(j, "task.split");
+    j["task"]["split"] = "validation";
+    j["task"]["validation_fraction"] = 1.0;
+    expect_key(j, "task.validation_fraction");
+    auto d = load_spec_source("cf-dfiv-demand");
+    d["task"]["split"] = "validation";
+    expect_key(d, "task.split");
+    auto c = load_spec_source("cpflow-demo-2d");
+    c["task"]["split"] = "validation";
+    expect_key(c, "task.split");
+    auto p = load_spec_source("icnn-ablation");
+    p["diagnostics"]["permutations"] = 2000000;
+    expect_key(p, "diagnostics.permutations");
+}
+
+}  // namespace
+}  // namespace liftlab::claims
