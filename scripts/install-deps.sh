@@ -13,6 +13,7 @@ packages=(
   xvfb xauth fonts-dejavu-core
   python3-torch python3-numpy
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz, scripts/fuzz.sh)
+  locales  # comma-decimal locales for the locale tests (generated below)
 )
 
 missing=()
@@ -22,16 +23,25 @@ for p in "${packages[@]}"; do
   fi
 done
 
+sudo_cmd=""
+if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
+
 if [ ${#missing[@]} -gt 0 ]; then
   echo "install-deps: installing ${#missing[@]} missing package(s): ${missing[*]}"
-  sudo_cmd=""
-  if [ "$(id -u)" != 0 ]; then sudo_cmd="sudo"; fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo_cmd apt-get update -qq
   $sudo_cmd apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 else
   echo "install-deps: all packages present"
 fi
+
+# The tests run the CLI, the census and the window under comma-decimal locales (ctest *_de, the
+# locale_identity test): generate the two they use where the system lacks them.
+for loc in de_DE fr_FR; do
+  if locale -a 2>/dev/null | grep -qix "$loc.utf-\?8"; then continue; fi
+  echo "install-deps: generating the locale $loc.UTF-8"
+  $sudo_cmd localedef -i "$loc" -f UTF-8 "$loc.UTF-8"
+done
 
 # LibTorch links libblas.so.3 through the alternatives system; make sure it resolves to OpenBLAS.
 blas=$(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 2>/dev/null || true)

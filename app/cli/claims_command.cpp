@@ -19,6 +19,7 @@
 #include <nlohmann/json.hpp>
 
 #include "claims/claims_runner.h"
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "progress_printer.h"
 #include "report.h"
@@ -235,9 +236,9 @@ int command_claims(const ClaimsArgs& args) {
         std::fprintf(stderr, "%-28s %-13s %-10s %s\n", r.id.c_str(), r.preset.verdict.c_str(),
                      std::isfinite(r.preset.p) ? stats::format_p(r.preset.p).c_str() : "–",
                      r.tuned ? r.best.verdict.c_str() : "–");
-    std::fprintf(stderr, "%zu claim(s) in %.1f min (%s tier, status %s)\nclaims folder:\n",
-                 report.rows.size(), report.wall_seconds / 60, claims::to_string(report.tier),
-                 report.status.c_str());
+    std::fprintf(stderr, "%zu claim(s) in %s min (%s tier, status %s)\nclaims folder:\n",
+                 report.rows.size(), c_fixed(report.wall_seconds / 60, 1).c_str(),
+                 claims::to_string(report.tier), report.status.c_str());
     std::printf("%s\n", report.dir.c_str());
     return report.status == "cancelled" ? 130 : 0;
 }

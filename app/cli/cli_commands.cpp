@@ -11,6 +11,8 @@
 #include <iostream>
 #include <string>
 
+#include "core/c_numbers.h"
+#include "core/error_text.h"
 #include "core/errors.h"
 #include "distributed/communication_error.h"
 #include "methods/method_registry.h"
@@ -52,9 +54,8 @@ int command_list() {
         std::string params;
         for (const auto& key : m.parameters) {
             const auto* p = find_method_parameter(key);
-            char value[64];
-            std::snprintf(value, sizeof value, "%g", p ? p->default_value() : 0.0);
-            params += (params.empty() ? "" : ", ") + key + "=" + value;
+            params += (params.empty() ? "" : ", ") + key + "=" +
+                      c_general(p ? method_default(m, *p) : 0.0, 6);
         }
         std::printf("  %-*s  %-11s  %s: %s\n", static_cast<int>(name_width), m.name.c_str(),
                     to_string(m.family), params.c_str(), m.doc.c_str());
@@ -87,7 +88,7 @@ int command_report(const std::string& run_dir, const std::string& format) {
                          "point): nothing to plot, only the summary table\n",
                          run_dir.c_str());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
         return 2;
     }
     return 0;
@@ -105,10 +106,10 @@ int command_run(const RunArgs& args) {
             spec = resumable_spec(args.resume_dir);
             options.resume = prepare_resume(args.resume_dir, spec);
         } catch (const WriteError& e) {
-            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
             return 3;
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
             return 2;
         }
         int done = 0;
@@ -124,6 +125,8 @@ int command_run(const RunArgs& args) {
     }
     if (args.resume_dir.empty()) try {
             nlohmann::json j = load_spec_source(args.source);
+            // Before the overrides: --set methods.cf-prox.lambda=… may tune a chosen method.
+            if (!args.methods.empty()) select_methods(j, args.methods);
             for (const auto& s : args.sets) apply_override(j, s);
             if (args.steps > 0) j["steps"] = args.steps;
             if (args.seeds > 0) {
@@ -132,7 +135,7 @@ int command_run(const RunArgs& args) {
             }
             spec = parse_spec(j);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
             return 2;
         }
 
@@ -141,7 +144,7 @@ int command_run(const RunArgs& args) {
         launch = resolve_launch(args.distributed);
         if (!args.distributed.shard.empty()) options.shard = parse_shard(args.distributed.shard);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
         return 2;
     }
     const bool lead = launch.rank == 0;  // only rank 0 prints, writes and draws
@@ -167,7 +170,7 @@ int command_run(const RunArgs& args) {
         try {
             options.communicator = join_process_group(launch);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+            std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
             std::fflush(stderr);
             std::_Exit(3);  // a half-built process group must not block the exit
         }
@@ -191,17 +194,17 @@ int command_run(const RunArgs& args) {
         });
     } catch (const CommunicationError& e) {
         printer.finish();
-        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
         std::fflush(stderr);
         std::_Exit(3);  // the group is broken: do not wait for its threads on the way out
     } catch (const WriteError& e) {
         // The run folder says `failed` with this reason (when it could still take the summary).
         printer.finish();
-        std::fprintf(stderr, "liftlab-cli: run failed: %s\n", e.what());
+        std::fprintf(stderr, "liftlab-cli: run failed: %s\n", error_message(e).c_str());
         return 3;
     } catch (const std::exception& e) {
         printer.finish();
-        std::fprintf(stderr, "liftlab-cli: %s\n", e.what());
+        std::fprintf(stderr, "liftlab-cli: %s\n", error_message(e).c_str());
         return 2;
     }
     printer.finish();
@@ -223,10 +226,12 @@ int command_run(const RunArgs& args) {
             auto it = r.final_metrics.find(k);
             return it == r.final_metrics.end() ? NAN : it->second;
         };
-        std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12.5g %12.5g %9.2f", r.method.c_str(),
+        std::fprintf(stderr, "%-14s %5llu  %-9s %7d  %12s %12s %9s", r.method.c_str(),
                      static_cast<unsigned long long>(r.seed), to_string(r.status), r.steps_done,
-                     metric("test_loss"), metric("train_loss"), metric("time_s"));
-        if (accuracy) std::fprintf(stderr, "  %13.4f", metric("test_accuracy"));
+                     c_general(metric("test_loss"), 5).c_str(),
+                     c_general(metric("train_loss"), 5).c_str(),
+                     c_fixed(metric("time_s"), 2).c_str());
+        if (accuracy) std::fprintf(stderr, "  %13s", c_fixed(metric("test_accuracy"), 4).c_str());
         std::fprintf(stderr, "\n");
         for (const auto& w : final_metric_warnings(r.final_metrics))
             std::fprintf(stderr, "  warning: %s\n", w.c_str());
@@ -236,7 +241,7 @@ int command_run(const RunArgs& args) {
         for (const auto& path : render_report(result.run_dir, args.figure_format))
             std::fprintf(stderr, "figure: %s\n", path.c_str());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", e.what());
+        std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", error_message(e).c_str());
     }
     std::fprintf(stderr, "run folder (status %s):\n", to_string(result.status));
     std::printf("%s\n", result.run_dir.c_str());

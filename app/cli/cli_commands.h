@@ -10,6 +10,7 @@ namespace liftlab::cli {
 struct RunArgs {
     std::string source;  // PRESET or SPEC.json
     std::string out_dir = "runs";
+    std::string methods;            // "adam,cf-prox": only these methods (select_methods)
     std::vector<std::string> sets;  // key=value overrides, applied in order
     int seeds = 0;                  // > 0: seeds = 0..N-1
     int steps = 0;                  // > 0: overrides steps

@@ -1,5 +1,6 @@
 #include "landscape_figure.h"
 
+#include "core/error_text.h"
 #include "training/icnn_landscape.h"
 
 #include <QString>
@@ -12,6 +13,7 @@
 #include <limits>
 #include <regex>
 
+#include "core/c_numbers.h"
 #include "landscape_panel.h"
 #include "run/run_store.h"
 
@@ -134,8 +136,8 @@ std::vector<LandscapeFigureArgs> cached_landscapes(const std::string& run_dir) {
         a.method = m[2];
         // A name with a seed or grid beyond range is not one of ours: skipped, not a crash.
         long long seed = 0, grid = 0;
-        if (!parse_int_field(m[3].str(), 0, std::numeric_limits<long long>::max(), &seed) ||
-            !parse_int_field(m[5].str(), 2, 401, &grid))
+        if (!c_parse_int(m[3].str(), 0, std::numeric_limits<long long>::max(), &seed) ||
+            !c_parse_int(m[5].str(), 2, 401, &grid))
             continue;
         a.seed = seed;
         a.directions = m[4];
@@ -179,23 +181,24 @@ int command_landscape(const LandscapeFigureArgs& args) {
         std::fprintf(stderr, "\nliftlab-cli: landscape cancelled (nothing cached)\n");
         return 130;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%sliftlab-cli: %s\n", last_percent >= 0 ? "\n" : "", e.what());
+        std::fprintf(stderr, "%sliftlab-cli: %s\n", last_percent >= 0 ? "\n" : "",
+                     error_message(e).c_str());
         return 2;
     }
     std::signal(SIGINT, SIG_DFL);
     if (last_percent >= 0) std::fprintf(stderr, "\n");
     for (const auto& l : results) {
         std::fprintf(stderr,
-                     "%-6s %s seed %llu, %s plane, %d×%d, %lld parameters: centre loss %.6g, "
+                     "%-6s %s seed %llu, %s plane, %d×%d, %lld parameters: centre loss %s, "
                      "%s\n",
                      l.space.c_str(), l.method.c_str(), static_cast<unsigned long long>(l.seed),
                      l.kind.c_str(), l.grid.n_alpha, l.grid.n_beta,
-                     static_cast<long long>(l.parameters), l.center_loss,
+                     static_cast<long long>(l.parameters), c_general(l.center_loss, 6).c_str(),
                      l.from_cache ? "from the cache"
-                                  : ("computed in " + std::to_string(l.seconds) + " s").c_str());
+                                  : ("computed in " + c_fixed(l.seconds, 2) + " s").c_str());
         for (const auto& [label, res] : l.max_residual)
-            std::fprintf(stderr, "         trajectory %-16s max off-plane residual %.3g\n",
-                         label.c_str(), res);
+            std::fprintf(stderr, "         trajectory %-16s max off-plane residual %s\n",
+                         label.c_str(), c_general(res, 3).c_str());
         std::fprintf(stderr, "         cache: %s\n", l.cache_path.c_str());
     }
     std::printf("%s\n", figure.c_str());

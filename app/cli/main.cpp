@@ -5,8 +5,10 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFile>
+#include <QLocale>
 #include "passive_openmp.h"
 
+#include <clocale>
 #include <csignal>
 
 #include <cstdio>
@@ -21,10 +23,12 @@ namespace {
 
 constexpr const char* kUsage = R"(usage:
   liftlab-cli list                                   presets, then the registered methods and task kinds
-  liftlab-cli run PRESET|SPEC.json [--out DIR] [--set key=value ...] [--seeds N] [--steps N]
-                                   [--format png|svg|pdf] [--shard K/N]
+  liftlab-cli run PRESET|SPEC.json [--out DIR] [--methods A,B,...] [--set key=value ...]
+                                   [--seeds N] [--steps N] [--format png|svg|pdf] [--shard K/N]
                                    [--rank R --world-size N] [--master HOST:PORT] [--dist-timeout S]
                                    data-parallel under torchrun/Slurm variables or --rank/--world-size;
+                                   --methods keeps only these methods: the preset's own (with its
+                                   settings) or any registered one (with its defaults);
                                    --shard runs the K-th of N slices of the (sweep value × seed) grid
       exit codes: 0 done, 1 every method diverged or failed, 2 bad spec, data or usage,
                   3 a write to the run folder failed (disk full, file size limit) or a data-parallel
@@ -73,6 +77,16 @@ int main(int argc, char** argv) {
         qputenv("XDG_RUNTIME_DIR", dir);
     }
     QApplication app(argc, argv);
+    // Qt has just set the C library's locale from the environment. Every number LiftLab writes
+    // or reads goes through core/c_numbers.h, which ignores it; this is the belt to those braces
+    // (LibTorch's and the C library's own formatting).
+    std::setlocale(LC_NUMERIC, "C");
+    // LiftLab speaks English, and so do the C library's messages it quotes (strerror's "File too
+    // large" in a reason of summary.json or on stderr), whatever the locale.
+    std::setlocale(LC_MESSAGES, "C");
+    // Qt's own numbers too (the figures' tick labels): the CLI's output is files and logs, which
+    // never change with the locale (the window, by contrast, shows the user's).
+    QLocale::setDefault(QLocale::c());
     QApplication::setApplicationName("liftlab-cli");
     liftlab::installMethodPalette();  // the report's figures use the methods' colours
 
@@ -81,6 +95,7 @@ int main(int argc, char** argv) {
     QCommandLineOption help({"h", "help"}, "Show usage.");
     QCommandLineOption out("out", "Parent folder of the run folder.", "DIR", "runs");
     QCommandLineOption set("set", "Override a spec field (repeatable).", "key=value");
+    QCommandLineOption methods("methods", "Run: only these methods, comma-separated.", "A,B");
     QCommandLineOption seeds("seeds", "Run seeds 0..N-1.", "N");
     QCommandLineOption steps("steps", "Override the number of steps.", "N");
     QCommandLineOption format("format", "Figure format: png, svg or pdf.", "FMT", "png");
@@ -106,10 +121,10 @@ int main(int argc, char** argv) {
     QCommandLineOption reuse("reuse", "Claims: read claim ID's runs from RUN_DIR (repeatable).",
                              "ID=RUN_DIR");
     QCommandLineOption tune("tune", "Claims: the tuned comparisons outside the full tier too.");
-    parser.addOptions({help,   out,  set,        seeds,  steps,        format,
-                       method, seed, grid,       space,  directions,   direction_seed,
-                       shard,  rank, world_size, master, dist_timeout, resume,
-                       tier,   only, reuse,      tune});
+    parser.addOptions({help,           out,    set,  methods,    seeds,  steps,
+                       format,         method, seed, grid,       space,  directions,
+                       direction_seed, shard,  rank, world_size, master, dist_timeout,
+                       resume,         tier,   only, reuse,      tune});
     parser.addPositionalArgument("command", "list | run | merge | report | landscape | claims");
     if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     const QStringList pos = parser.positionalArguments();
@@ -165,7 +180,7 @@ int main(int argc, char** argv) {
     }
     if (command == "claims") {
         if (pos.size() != 1) return usage_error("claims takes no positional argument");
-        for (const auto* o : {&set, &seeds, &steps, &shard, &rank, &world_size, &master})
+        for (const auto* o : {&set, &methods, &seeds, &steps, &shard, &rank, &world_size, &master})
             if (parser.isSet(*o))
                 return usage_error("claims runs each claim's own recipe: --" + o->names().first() +
                                    " does not apply");
@@ -192,7 +207,7 @@ int main(int argc, char** argv) {
     if (command == "run" && parser.isSet(resume)) {
         // The folder's own spec, seeds and steps: nothing may change what the run computes.
         if (pos.size() != 1) return usage_error("run --resume DIR takes no PRESET or SPEC.json");
-        for (const auto* o : {&set, &seeds, &steps, &shard, &rank, &world_size, &master})
+        for (const auto* o : {&set, &methods, &seeds, &steps, &shard, &rank, &world_size, &master})
             if (parser.isSet(*o))
                 return usage_error("run --resume continues the folder's own run: --" +
                                    o->names().first() + " cannot change it");
@@ -209,6 +224,11 @@ int main(int argc, char** argv) {
         if (args.out_dir.empty())
             return usage_error("--out needs a folder (an empty --out would write nothing)");
         for (const QString& s : parser.values(set)) args.sets.push_back(s.toStdString());
+        if (parser.isSet(methods)) {
+            args.methods = parser.value(methods).toStdString();
+            if (args.methods.find_first_not_of(" ,") == std::string::npos)
+                return usage_error("--methods needs one or more method names, comma-separated");
+        }
         if (!positive_int(seeds, &args.seeds))
             return usage_error("--seeds needs a positive integer");
         if (!positive_int(steps, &args.steps))

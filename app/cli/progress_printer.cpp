@@ -5,6 +5,8 @@
 #include <cmath>
 #include <map>
 
+#include "core/c_numbers.h"
+
 namespace liftlab::cli {
 
 ProgressPrinter::ProgressPrinter(std::FILE* out)
@@ -15,7 +17,8 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
         // Generating data (e.g. Burgers) before training: its own short progress line.
         const int decile = static_cast<int>(std::floor(u.fraction * 10 + 1e-9));
         if (tty_) {
-            std::fprintf(out_, "\r\033[Kpreparing data %3.0f%%", 100 * u.fraction);
+            std::fprintf(out_, "\r\033[Kpreparing data %3s%%",
+                         c_fixed(100 * u.fraction, 0).c_str());
             std::fflush(out_);
         } else if (decile != last_decile_) {
             std::fprintf(out_, "preparing data %3d%%\n", decile * 10);
@@ -41,12 +44,10 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
     }
     if (!test.empty() || !accuracy.empty()) {
         last_test_ = accuracy.empty() ? "" : "accuracy ";
-        const char* format = accuracy.empty() ? "%s%s %.3g" : "%s%s %.3f";
-        char buf[64];
         bool first = true;
         for (const auto& [m, v] : accuracy.empty() ? test : accuracy) {
-            std::snprintf(buf, sizeof(buf), format, first ? "" : " | ", m.c_str(), v);
-            last_test_ += buf;
+            last_test_ += (first ? "" : " | ") + m + " " +
+                          (accuracy.empty() ? c_general(v, 3) : c_fixed(v, 3));
             first = false;
         }
     }
@@ -79,16 +80,17 @@ void ProgressPrinter::update(const ProgressUpdate& u) {
         const int filled = static_cast<int>(std::lround(u.fraction * kWidth));
         std::string bar(filled, '#');
         bar += std::string(kWidth - filled, '.');
-        std::fprintf(out_, "\r\033[K[%s] %3.0f%%  %s  eta %.0fs  test %s", bar.c_str(),
-                     100 * u.fraction, where.c_str(), eta, last_test_.c_str());
+        std::fprintf(out_, "\r\033[K[%s] %3s%%  %s  eta %ss  test %s", bar.c_str(),
+                     c_fixed(100 * u.fraction, 0).c_str(), where.c_str(), c_fixed(eta, 0).c_str(),
+                     last_test_.c_str());
         std::fflush(out_);
         return;
     }
     const int decile = static_cast<int>(std::floor(u.fraction * 10 + 1e-9));
     if (decile == last_decile_) return;
     last_decile_ = decile;
-    std::fprintf(out_, "progress %3d%%  %s  elapsed %.1fs  test %s\n", decile * 10, where.c_str(),
-                 elapsed, last_test_.c_str());
+    std::fprintf(out_, "progress %3d%%  %s  elapsed %ss  test %s\n", decile * 10, where.c_str(),
+                 c_fixed(elapsed, 1).c_str(), last_test_.c_str());
     std::fflush(out_);
 }
 

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "core/bounded_input.h"
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "run/run_folder_schema.h"
 
@@ -29,9 +30,7 @@ const std::vector<std::string> kMetricOrder = {
 
 std::string format_number(double v) {
     if (std::isnan(v)) return "–";
-    char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.4g", v);
-    return buf;
+    return c_general(v, 4);
 }
 
 }  // namespace
@@ -79,6 +78,14 @@ SummaryTable read_summary_table(const std::string& run_dir) {
         if (!sweep.empty()) method = method.substr(0, method.find('@'));
         const auto key = std::make_pair(method, sweep);
         if (!counts.count(key)) order.push_back(key);
+        if (r.is_object() && r.contains("warnings") && r["warnings"].is_array())
+            for (const auto& w : r["warnings"])
+                if (w.is_string())
+                    t.warnings.push_back(text(r, "method") + " (seed " +
+                                         (r.contains("seed") && r["seed"].is_number_unsigned()
+                                              ? std::to_string(r["seed"].get<std::uint64_t>())
+                                              : std::string("?")) +
+                                         "): " + w.get<std::string>());
         auto& c = counts[key];
         ++c.seeds;
         const auto status = parse_run_status(text(r, "status"));
@@ -143,6 +150,10 @@ std::string to_markdown(const SummaryTable& t) {
             out += " " + format_number(r.mean[i]) + " ± " + format_number(r.sd[i]) + " |";
         out += "\n";
     }
+    if (!t.warnings.empty()) {
+        out += "\n**Warnings**\n\n";
+        for (const auto& w : t.warnings) out += "- " + w + "\n";
+    }
     return out;
 }
 
@@ -150,17 +161,14 @@ std::string to_csv(const SummaryTable& t) {
     std::string out = "method,sweep_value,seeds,diverged,cancelled";
     for (const auto& m : t.metrics) out += "," + m + "_mean," + m + "_sd";
     out += "\n";
-    char buf[40];
     for (const auto& r : t.rows) {
         std::string sv = r.sweep_value;
         for (auto& c : sv)
             if (c == ',') c = ' ';
         out += r.method + "," + sv + "," + std::to_string(r.seeds) + "," +
                std::to_string(r.diverged) + "," + std::to_string(r.cancelled);
-        for (size_t i = 0; i < t.metrics.size(); ++i) {
-            std::snprintf(buf, sizeof(buf), ",%.10g,%.10g", r.mean[i], r.sd[i]);
-            out += buf;
-        }
+        for (size_t i = 0; i < t.metrics.size(); ++i)
+            out += "," + c_general(r.mean[i], 10) + "," + c_general(r.sd[i], 10);
         out += "\n";
     }
     return out;

@@ -19,6 +19,8 @@ struct SummaryTable {
     };
     std::string sweep_key;
     std::vector<Row> rows;
+    // summary.json's warnings, each "<method> (seed <k>): <warning>", in run order.
+    std::vector<std::string> warnings;
 };
 
 // Throws DataError when summary.json is missing or malformed.

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/bounded_input.h"
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "methods/method_registry.h"
 #include "run/run_store.h"
@@ -88,13 +89,13 @@ std::vector<CsvRow> read_rows(const std::string& path, const char* header, size_
 }
 
 bool to_double(const std::string& s, double* v) {
-    return parse_double_field(s, v);
+    return c_parse_double(s, v);
 }
 
 // A step or index cell: a DataError naming file and line when it is not an int.
 int int_cell(const std::string& path, const CsvRow& r, size_t column, const char* what) {
     long long v = 0;
-    if (!parse_int_field(r.cells[column], 0, std::numeric_limits<int>::max(), &v))
+    if (!c_parse_int(r.cells[column], 0, std::numeric_limits<int>::max(), &v))
         throw DataError(
             path, r.line,
             std::string(what) + " '" + r.cells[column] + "' is not an integer in [0, 2^31)");
@@ -352,7 +353,7 @@ RunFolderData read_run_folder(const std::string& dir) {
         const auto& r = row.cells;
         double sigma;
         long long index = 0;
-        if (!to_double(r[4], &sigma) || !parse_int_field(r[3], 0, 1 << 30, &index)) {
+        if (!to_double(r[4], &sigma) || !c_parse_int(r[3], 0, 1 << 30, &index)) {
             spectra_notes.add(row.line, "index or sigma is not a number: row left out");
             continue;
         }
@@ -369,7 +370,7 @@ RunFolderData read_run_folder(const std::string& dir) {
         double step, value;
         long long coordinate = 0;
         if (!to_double(r[0], &step) || !to_double(r[4], &value) ||
-            !parse_int_field(r[3], 0, std::numeric_limits<int>::max(), &coordinate)) {
+            !c_parse_int(r[3], 0, std::numeric_limits<int>::max(), &coordinate)) {
             trace_notes.add(row.line, "step, coordinate or value is not a number: row left out");
             continue;
         }

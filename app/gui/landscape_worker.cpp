@@ -3,6 +3,7 @@
 #include <QThread>
 #include <exception>
 
+#include "core/error_text.h"
 #include "training/icnn_landscape.h"
 #include "worker_priority.h"
 
@@ -81,7 +82,7 @@ bool LandscapeWorker::start(const LandscapeRequest& request) {
         } catch (const LandscapeCancelled&) {
             wasCancelled = true;
         } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
+            error = QString::fromStdString(error_message(e));
         }
         QMetaObject::invokeMethod(
             this,

@@ -12,6 +12,7 @@
 #include <QSocketNotifier>
 #include <QStyleFactory>
 #include <QTimer>
+#include <clocale>
 #include <csignal>
 #include <cstdio>
 #include "passive_openmp.h"
@@ -48,6 +49,14 @@ int main(int argc, char** argv) {
     liftlab::ensure_passive_openmp(argv);
     liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
     QApplication app(argc, argv);
+    // Qt has just set the C library's locale from the environment. Every number LiftLab writes
+    // or reads goes through core/c_numbers.h, which ignores it; this is the belt to those braces
+    // (LibTorch's and the C library's own formatting). The window still shows Qt's own numbers
+    // as QLocale says.
+    std::setlocale(LC_NUMERIC, "C");
+    // LiftLab speaks English, and so do the C library's messages it quotes (strerror's "File too
+    // large" in a reason of summary.json or on stderr), whatever the locale.
+    std::setlocale(LC_MESSAGES, "C");
     QApplication::setOrganizationName(QStringLiteral("LiftLab"));
     QApplication::setApplicationName(QStringLiteral("LiftLab"));
     QApplication::setApplicationVersion(QStringLiteral(LIFTLAB_VERSION));

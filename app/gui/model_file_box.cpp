@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "core/error_text.h"
 #include "nn/torchscript_inspect.h"
 
 namespace liftlab {
@@ -138,7 +139,7 @@ void ModelFileBox::inspect(const QString& path) {
                 shapes << shapeText(p.shape);
             }
         } catch (const std::exception& e) {
-            error = QString::fromStdString(e.what());
+            error = QString::fromStdString(error_message(e));
         }
         // Back on the GUI thread (the application as context: the box may be gone by then).
         QMetaObject::invokeMethod(

@@ -3,6 +3,7 @@
 #include <QThread>
 #include <exception>
 
+#include "core/error_text.h"
 #include "training/runner.h"
 #include "worker_priority.h"
 
@@ -94,7 +95,7 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
             runDir = QString::fromStdString(r.run_dir);
         } catch (const std::exception& e) {
             // SpecError / DataError carry the key or file:line; torch errors their own text.
-            error = QString::fromStdString(e.what());
+            error = QString::fromStdString(error_message(e));
             if (error.isEmpty()) error = QStringLiteral("the run failed");
         } catch (...) {
             error = QStringLiteral("the run failed with an unknown error");

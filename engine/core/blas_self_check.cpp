@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/blas_lapack.h"
+#include "core/c_numbers.h"
 
 namespace liftlab {
 
@@ -63,13 +64,12 @@ struct Tally {
                 const double ratio = err / bound[at];
                 if (!(ratio <= 1.0)) {  // also NaN
                     if (!failed) {
-                        char text[256];
-                        std::snprintf(text, sizeof text,
-                                      "%s %s: entry (%d, %d) is %.9g, the reference %.9g (off by "
-                                      "%.3g, rounding bound %.3g)",
-                                      kernel, size.c_str(), i, j, static_cast<double>(got[at]),
-                                      want[at], err, bound[at]);
-                        first_failure = text;
+                        first_failure = std::string(kernel) + " " + size + ": entry (" +
+                                        std::to_string(i) + ", " + std::to_string(j) + ") is " +
+                                        c_general(static_cast<double>(got[at]), 9) +
+                                        ", the reference " + c_general(want[at], 9) + " (off by " +
+                                        c_general(err, 3) + ", rounding bound " +
+                                        c_general(bound[at], 3) + ")";
                     }
                     failed = true;
                     return;
@@ -234,12 +234,9 @@ BlasSelfCheck blas_self_check(const BlasReference& reference) {
     if (tally.failed) {
         out.summary = tally.first_failure;
     } else {
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "sgemm, dgemm, dsyrk and dpotrf agree with plain loops on %d cases (largest "
-                      "error %.2g of the rounding bound)",
-                      tally.cases, tally.worst);
-        out.summary = text;
+        out.summary = "sgemm, dgemm, dsyrk and dpotrf agree with plain loops on " +
+                      std::to_string(tally.cases) + " cases (largest error " +
+                      c_general(tally.worst, 2) + " of the rounding bound)";
     }
     return out;
 }

@@ -1,5 +1,6 @@
 #include "data/burgers.h"
 
+#include "core/c_numbers.h"
 #include "core/numeric.h"
 #include "data/tensor_cache.h"
 
@@ -56,9 +57,10 @@ int64_t step_count(const BurgersOptions& o) {
 // Every parameter that changes the generated tensors, in a canonical text form.
 std::string burgers_cache_key(const BurgersOptions& o) {
     std::ostringstream s;
-    s << std::setprecision(17) << kBurgersCacheVersion << " n=" << o.n_samples()
-      << " fine=" << o.fine_grid() << " s=" << o.resolution() << " nu=" << o.viscosity()
-      << " T=" << o.final_time() << " dt=" << o.time_step() << " seed=" << o.seed();
+    s << kBurgersCacheVersion << " n=" << o.n_samples() << " fine=" << o.fine_grid()
+      << " s=" << o.resolution() << " nu=" << c_general(o.viscosity(), 17)
+      << " T=" << c_general(o.final_time(), 17) << " dt=" << c_general(o.time_step(), 17)
+      << " seed=" << o.seed();
     return s.str();
 }
 

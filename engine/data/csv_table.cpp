@@ -1,11 +1,10 @@
 #include "data/csv_table.h"
 
-#include <cerrno>
 #include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <limits>
 
+#include "core/c_numbers.h"
 #include "core/errors.h"
 
 namespace liftlab {
@@ -65,15 +64,17 @@ CsvTable read_csv_table(const std::string& path) {
         std::vector<double> row(fields.size());
         for (size_t i = 0; i < fields.size(); ++i) {
             const std::string& f = fields[i];
-            char* end = nullptr;
-            errno = 0;
-            const double v = std::strtod(f.c_str(), &end);
-            // Decimal numbers only: strtod would also read C's hexadecimal forms (0x1F, 0x1p3).
-            if (f.empty() || end != f.c_str() + f.size() ||
-                f.find_first_of("xXpP") != std::string::npos)
-                throw DataError(
-                    path, line_no,
-                    "column '" + table.columns[i] + "': '" + f + "' is not a decimal number");
+            double v = 0;
+            bool huge = false;
+            // A decimal number by the C rules, whatever the locale ('.' as the decimal point);
+            // one beyond a double is infinite, refused just below.
+            if (!c_parse_double(f, &v, &huge)) {
+                if (!huge)
+                    throw DataError(
+                        path, line_no,
+                        "column '" + table.columns[i] + "': '" + f + "' is not a decimal number");
+                v = std::numeric_limits<double>::infinity();
+            }
             if (!std::isfinite(v))
                 throw DataError(path, line_no,
                                 "column '" + table.columns[i] + "': value '" + f +

@@ -1,5 +1,6 @@
 #include "data/dataset.h"
 
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "data/burgers.h"
 #include "data/cifar_binary.h"
@@ -254,7 +255,7 @@ Dataset hold_out_validation(Dataset d, const TaskSpec& task) {
     const int64_t n_val = std::llround(task.validation_fraction * static_cast<double>(n));
     if (n_val < 1 || n - n_val < 1)
         throw DataError(data_source(task), 0,
-                        "task.validation_fraction " + std::to_string(task.validation_fraction) +
+                        "task.validation_fraction " + c_shortest(task.validation_fraction) +
                             " of " + std::to_string(n) +
                             " training rows leaves no validation or no training row");
     auto tail = [&](const torch::Tensor& t) {

@@ -1,4 +1,5 @@
 #include "data/demand_design.h"
+#include "core/c_numbers.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 
@@ -46,7 +47,7 @@ DemandData make_demand_design(int64_t n, double rho, std::uint64_t seed) {
                                     std::to_string(n));
     if (!(rho >= -1.0 && rho <= 1.0))
         throw std::invalid_argument("make_demand_design: rho must be in [-1, 1], got " +
-                                    std::to_string(rho));
+                                    c_shortest(rho));
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
     const auto opts = torch::TensorOptions().dtype(torch::kFloat64);
 

@@ -1,5 +1,6 @@
 #include "data/fmnist_latents.h"
 
+#include "core/c_numbers.h"
 #include "data/tensor_cache.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -57,9 +58,9 @@ std::string canonical_dir(const std::string& dir) {
 // Every option that changes the result, in a canonical text form.
 std::string latents_cache_key(const LatentOptions& o) {
     std::ostringstream s;
-    s << std::setprecision(17) << kLatentsCacheVersion << " dir=" << canonical_dir(o.data_dir)
-      << " latent=" << o.latent_dim << " steps=" << o.steps << " batch=" << o.batch
-      << " lr=" << o.lr << " n_train=" << o.n_train << " n_test=" << o.n_test << " seed=" << o.seed;
+    s << kLatentsCacheVersion << " dir=" << canonical_dir(o.data_dir) << " latent=" << o.latent_dim
+      << " steps=" << o.steps << " batch=" << o.batch << " lr=" << c_general(o.lr, 17)
+      << " n_train=" << o.n_train << " n_test=" << o.n_test << " seed=" << o.seed;
     return s.str();
 }
 

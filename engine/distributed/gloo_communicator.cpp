@@ -4,6 +4,7 @@
 // Debian's libtorch-dev 1.13 ships the c10d headers and exports ProcessGroupGloo/TCPStore from
 // libtorch_cpu, but ProcessGroupGloo.hpp is empty unless USE_C10D_GLOO is defined and it includes
 // Gloo's own headers (Debian package libgloo-dev). Both are arranged here, in this file only.
+#include "core/c_numbers.h"
 #include "distributed/communicator.h"
 #include "distributed/launch_config.h"
 
@@ -64,7 +65,7 @@ public:
             throw CommunicationError(
                 "distributed: rank " + std::to_string(c.rank) + " of " +
                 std::to_string(c.world_size) + " could not join the process group at " + where +
-                " within " + std::to_string(c.timeout_seconds) +
+                " within " + c_shortest(c.timeout_seconds) +
                 " s (is every rank started, with the same --master?): " + e.what());
         }
     }
@@ -100,7 +101,7 @@ private:
                                      std::to_string(world_) + ": " + op + (*what ? " " : "") +
                                      what +
                                      " failed — another rank died or did not answer within " +
-                                     std::to_string(timeout_.count() / 1000.0) + " s: " + e.what());
+                                     c_shortest(timeout_.count() / 1000.0) + " s: " + e.what());
         }
     }
 

@@ -1,5 +1,6 @@
 #include "ebm/flow_proposal.h"
 
+#include "core/c_numbers.h"
 #include "core/numeric.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -160,10 +161,11 @@ std::string proposal_cache_key(const torch::Tensor& data, const AffineCouplingFl
     const std::string raw(static_cast<const char*>(bytes.data_ptr()),
                           static_cast<size_t>(bytes.numel() * bytes.element_size()));
     std::ostringstream s;
-    s << std::setprecision(17) << kProposalCacheVersion << " data=" << bytes.size(0) << "x"
-      << bytes.size(1) << ":" << bytes.scalar_type() << ":" << std::hex << fnv1a64(raw) << std::dec
-      << " layers=" << f.layers() << " hidden=" << f.hidden() << " smax=" << f.max_log_scale()
-      << " flow_seed=" << f.seed() << " steps=" << o.steps << " batch=" << o.batch << " lr=" << o.lr
+    s << kProposalCacheVersion << " data=" << bytes.size(0) << "x" << bytes.size(1) << ":"
+      << bytes.scalar_type() << ":" << std::hex << fnv1a64(raw) << std::dec
+      << " layers=" << f.layers() << " hidden=" << f.hidden()
+      << " smax=" << c_general(f.max_log_scale(), 17) << " flow_seed=" << f.seed()
+      << " steps=" << o.steps << " batch=" << o.batch << " lr=" << c_general(o.lr, 17)
       << " fit_seed=" << o.seed;
     return s.str();
 }

@@ -1,5 +1,6 @@
 #include "ebm/importance.h"
 
+#include "core/c_numbers.h"
 #include "core/numeric.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -83,7 +84,7 @@ Proposal Proposal::student_t(const torch::Tensor& mean, const torch::Tensor& sca
         mean.dim() == 1 && mean.size(0) >= 1 && mean.is_floating_point(),
         "proposal: mean must be a non-empty floating 1-D tensor, got " + tensor_shape_text(mean));
     require_importance(std::isfinite(dof) && dof > 0,
-                       "proposal: dof must be positive and finite, got " + std::to_string(dof));
+                       "proposal: dof must be positive and finite, got " + c_shortest(dof));
     return Proposal("student-t", mean.detach().to(torch::kFloat64).clone(),
                     scale.detach().to(torch::kFloat64).clone(), dof);
 }
@@ -99,9 +100,8 @@ Proposal Proposal::fit(const torch::Tensor& samples, const std::string& kind, do
     require_importance(d >= 1 && n >= d + 1,
                        "proposal: fitting " + std::to_string(d) + "-D samples needs at least " +
                            std::to_string(d + 1) + " of them, got " + std::to_string(n));
-    require_importance(
-        std::isfinite(inflate) && inflate > 0,
-        "proposal: inflate must be positive and finite, got " + std::to_string(inflate));
+    require_importance(std::isfinite(inflate) && inflate > 0,
+                       "proposal: inflate must be positive and finite, got " + c_shortest(inflate));
     const auto x = samples.detach().to(torch::kFloat64);
     require_importance(torch::isfinite(x).all().item<bool>(), "proposal: samples must be finite");
     const auto mu = x.mean(0);
@@ -112,13 +112,13 @@ Proposal Proposal::fit(const torch::Tensor& samples, const std::string& kind, do
     require_importance(
         std::isfinite(dof) && dof > 2,
         "proposal: moment matching a student-t needs dof > 2 (finite covariance), got " +
-            std::to_string(dof));
+            c_shortest(dof));
     return student_t(mu, cov * ((dof - 2.0) / dof), dof);
 }
 
 torch::Tensor Proposal::covariance() const {
     if (kind_ == "gaussian") return scale_;
-    require_importance(dof_ > 2, "proposal: a student-t with dof " + std::to_string(dof_) +
+    require_importance(dof_ > 2, "proposal: a student-t with dof " + c_shortest(dof_) +
                                      " <= 2 has no finite covariance");
     return scale_ * (dof_ / (dof_ - 2.0));
 }

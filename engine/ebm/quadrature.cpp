@@ -1,5 +1,6 @@
 #include "ebm/quadrature.h"
 
+#include "core/c_numbers.h"
 #include "core/numeric.h"
 
 #include <cmath>
@@ -44,9 +45,8 @@ torch::Tensor log_trapezoid_weights(int64_t points, double h) {
 
 torch::Tensor quadrature_grid(const QuadratureRange& range, int64_t points) {
     if (!(range.hi > range.lo))
-        throw std::invalid_argument("quadrature_grid: need hi > lo, got [" +
-                                    std::to_string(range.lo) + ", " + std::to_string(range.hi) +
-                                    "]");
+        throw std::invalid_argument("quadrature_grid: need hi > lo, got [" + c_shortest(range.lo) +
+                                    ", " + c_shortest(range.hi) + "]");
     if (points < 2) throw std::invalid_argument("quadrature_grid: need at least 2 points");
     return torch::linspace(range.lo, range.hi, points,
                            torch::TensorOptions().dtype(torch::kFloat64));

@@ -2,6 +2,7 @@
 
 #include <filesystem>
 
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "icnn/icnn.h"
@@ -103,12 +104,11 @@ torch::jit::Module icnn_module(IcnnImpl& icnn, const std::vector<torch::Tensor>&
     }
     m.register_parameter("w_out", exported(constrained[nc - 1]), false);
     m.register_parameter("w_x", exported(free.back()), false);
-    char quadratic[64];
-    std::snprintf(quadratic, sizeof quadratic, "%.17g", 0.5 * icnn.quadratic());
+    // A Python literal: the C decimal point whatever the locale, exact (shortest round trip).
     body +=
         "    return torch.linear(z, self.w_out).squeeze(1) + torch.linear(x, "
         "self.w_x).squeeze(1) + " +
-        std::string(quadratic) + " * x.pow(2).sum(1)\n";
+        c_shortest(0.5 * icnn.quadratic()) + " * x.pow(2).sum(1)\n";
     m.define(body);
     return m;
 }

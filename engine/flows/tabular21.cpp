@@ -1,5 +1,6 @@
 #include "flows/tabular21.h"
 
+#include "core/c_numbers.h"
 #include "core/numeric.h"
 
 #include <ATen/CPUGeneratorImpl.h>
@@ -88,18 +89,16 @@ void write_tabular_csv(const std::string& path, const torch::Tensor& data) {
     const int64_t m = values.size(1);
     const double* v = values.data_ptr<double>();
 
-    std::ostringstream text;
-    text.imbue(std::locale::classic());  // '.' decimal point whatever the app's locale
-    text.precision(9);                   // default float field: the same as %.9g
-    for (int64_t j = 0; j < m; ++j) text << (j ? "," : "") << 'f' << j;
-    text << '\n';
+    std::string text;
+    for (int64_t j = 0; j < m; ++j) text += (j ? ",f" : "f") + std::to_string(j);
+    text += '\n';
     for (int64_t i = 0; i < n; ++i) {
-        for (int64_t j = 0; j < m; ++j) text << (j ? "," : "") << v[i * m + j];
-        text << '\n';
+        for (int64_t j = 0; j < m; ++j) text += (j ? "," : "") + c_general(v[i * m + j], 9);
+        text += '\n';
     }
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) throw DataError(path, 0, "cannot open the file for writing");
-    out << text.str();
+    out << text;
     out.close();
     if (!out) throw DataError(path, 0, "writing the file failed (disk full?)");
 }

@@ -30,12 +30,16 @@ MethodInfo entry(std::string name, MethodFamily family, std::string doc, std::ui
     return m;
 }
 
+// `lr`: the default step size of a method with its own optimizer (ignored without one).
 MethodInfo gradient(std::string name, std::string doc, std::uint32_t colour, std::string optimizer,
-                    bool cross_entropy = false) {
+                    double lr, bool cross_entropy = false) {
     MethodInfo m = entry(std::move(name), MethodFamily::Gradient, std::move(doc), colour, {"lr"});
     m.optimizer = std::move(optimizer);
     m.cross_entropy = cross_entropy;
-    if (!m.optimizer.empty()) m.positive = {"lr"};  // its own optimizer needs a step size
+    if (!m.optimizer.empty()) {
+        m.positive = {"lr"};  // its own optimizer needs a step size
+        m.defaults = {{"lr", lr}};
+    }
     m.make_head = [](const MethodSpec&, int64_t d, int64_t k) {
         return std::make_unique<GradientHead>(d, k);
     };
@@ -119,10 +123,11 @@ std::vector<MethodInfo> builtin_methods() {
     // compared with each other (icnn-ablation): hues reused from the closed-form family, which
     // never shares a plot with them.
     return {
-        gradient("sgd", "backbone and last layer by SGD (lr)", 0x1f77b4, "sgd"),
-        gradient("adam", "backbone and last layer by Adam (lr)", 0xff7f0e, "adam"),
+        // Default step sizes: the presets' (Adam 1e-3 as METHODS.md's reference training).
+        gradient("sgd", "backbone and last layer by SGD (lr)", 0x1f77b4, "sgd", 0.05),
+        gradient("adam", "backbone and last layer by Adam (lr)", 0xff7f0e, "adam", 1e-3),
         gradient("ce", "cross-entropy classifier trained by the spec's optimizer", 0x9467bd, "",
-                 /*cross_entropy=*/true),
+                 /*lr=*/-1, /*cross_entropy=*/true),
         closed_form("cf-ridge", "last layer: ridge on the batch alone (β)", 0x2ca02c, {"beta"},
                     [](const MethodSpec& m, int64_t d, int64_t k) {
                         return std::make_unique<RidgeHead>(d, k, m.beta);

@@ -116,6 +116,22 @@ const MethodInfo& method_info(const std::string& name) {
                                 "' (valid: " + names_of(method_registry()) + ")");
 }
 
+double method_default(const MethodInfo& info, const MethodParameter& p) {
+    for (const auto& [key, value] : info.defaults)
+        if (key == p.key) return value;
+    return p.default_value();
+}
+
+MethodSpec default_method(const std::string& name) {
+    MethodSpec m;
+    m.name = name;
+    m.label = name;
+    const auto& info = method_info(name);
+    for (const auto& [key, value] : info.defaults)
+        if (const auto* p = find_method_parameter(key)) p->set(m, value);
+    return m;
+}
+
 std::vector<std::string> method_names() {
     std::vector<std::string> out;
     for (const auto& m : method_registry()) out.push_back(m.name);

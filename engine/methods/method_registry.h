@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace liftlab {
@@ -49,6 +50,12 @@ struct MethodParameter {
     const char* rule = "";            // the message when it does not ("must be positive")
 
     double get(const MethodSpec& m) const { return real ? m.*real : m.*integer; }
+    void set(MethodSpec& m, double v) const {
+        if (real)
+            m.*real = v;
+        else
+            m.*integer = static_cast<int>(v);
+    }
     double default_value() const { return get(MethodSpec{}); }
 };
 const std::vector<MethodParameter>& method_parameters();
@@ -92,7 +99,10 @@ struct MethodInfo {
     MethodFamily family = MethodFamily::Gradient;
     std::string doc;                      // one line, for `liftlab-cli list` and tooltips
     std::vector<std::string> parameters;  // keys of method_parameters() this method reads
-    std::uint32_t colour = 0;             // 0xRRGGBB: the method's colour in every plot
+    // The method's own defaults of some of those keys, over MethodSpec's initialisers (adam's
+    // and sgd's step sizes): what a method named without its settings takes.
+    std::vector<std::pair<std::string, double>> defaults;
+    std::uint32_t colour = 0;  // 0xRRGGBB: the method's colour in every plot
     // Gradient and closed-form methods.
     std::string optimizer;       // the method's own optimizer kind (sgd, adam); "": the spec's
     bool cross_entropy = false;  // trained on cross-entropy: needs a classification task
@@ -115,6 +125,10 @@ const std::vector<MethodInfo>& method_registry();
 const MethodInfo* find_method(const std::string& name);
 // The entry called `name`; throws std::invalid_argument naming the registered methods.
 const MethodInfo& method_info(const std::string& name);
+// A method's default of the parameter `p`: its registry entry's own, else MethodSpec's.
+double method_default(const MethodInfo& info, const MethodParameter& p);
+// The method `name` with its registry defaults (its label is its name).
+MethodSpec default_method(const std::string& name);
 // The names of the registered methods (of one family).
 std::vector<std::string> method_names();
 std::vector<std::string> method_names(MethodFamily family);

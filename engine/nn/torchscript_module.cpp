@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/bounded_input.h"
+#include "core/error_text.h"
 #include "core/errors.h"
 #include "core/sha256.h"
 
@@ -749,30 +750,10 @@ void hide_debug_pickles(std::string& b, const std::vector<ZipEntry>& entries) {
     }
 }
 
-// LibTorch's messages carry a C++ backtrace after the first lines; a user needs the first one.
-// An error inside TorchScript code ends with the Python-side error ("RuntimeError: …") after
-// the interpreter's traceback: that line, with the traceback's first frame.
-std::string first_line(const std::string& what) {
-    // With the debug pickles hidden (see hide_debug_pickles) the one traceback is of the
-    // archive's code; with them, the original code's comes last.
-    auto at = what.find("Traceback of TorchScript, original code");
-    if (at == std::string::npos) at = what.find("Traceback of TorchScript");
-    if (at != std::string::npos) {
-        std::string last;
-        std::istringstream lines(what.substr(at));
-        std::string line, frame;
-        while (std::getline(lines, line)) {
-            if (line.find_first_not_of(" \t") == std::string::npos) continue;
-            if (frame.empty() && line.rfind("  File \"", 0) == 0) frame = line.substr(2);
-            last = line;
-        }
-        return last + (frame.empty() ? "" : " (" + frame + ")");
-    }
-    const auto end = what.find('\n');
-    std::string line = what.substr(0, end);
-    const auto pos = line.find(" (most recent call first)");
-    if (pos != std::string::npos) line = line.substr(0, pos);
-    return line;
+// LibTorch's message in one line (core/error_text.h: no backtrace, TorchScript's error line).
+std::string first_line(const std::exception& e) {
+    const std::string text = error_text(e);
+    return text.substr(0, text.find('\n'));
 }
 
 // The module owning the parameter `dotted_name` and the parameter's own name.
@@ -820,7 +801,7 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
                             "torch.jit.script(model).save(path)");
     } catch (const std::exception& e) {
         // A torch.save() file is a zip archive too, without TorchScript's constants.
-        const std::string what = first_line(e.what());
+        const std::string what = first_line(e);
         const bool pickled = what.find("constants.pkl") != std::string::npos;
         throw SpecError(key,
                         path + ": not a TorchScript archive" +
@@ -840,8 +821,7 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
     try {
         out.module.to(torch::kFloat32);
     } catch (const std::exception& e) {
-        throw SpecError(
-            key, path + ": cannot convert the parameters to float32: " + first_line(e.what()));
+        throw SpecError(key, path + ": cannot convert the parameters to float32: " + first_line(e));
     }
     return out;
 }
@@ -853,7 +833,9 @@ torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tenso
     try {
         out = module.forward({x});
     } catch (const std::exception& e) {
-        throw std::runtime_error("forward failed: " + first_line(e.what()));
+        const std::string advice = error_advice(e);
+        throw std::runtime_error("forward failed: " + first_line(e) +
+                                 (advice.empty() ? "" : " (" + advice + ")"));
     }
     if (!out.isTensor())
         throw std::runtime_error("forward returned " + out.tagKind() + ", not a tensor");

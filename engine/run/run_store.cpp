@@ -5,17 +5,17 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cmath>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <limits>
-#include <sstream>
 #include <stdexcept>
+#include <string_view>
 
 #include "core/bounded_input.h"
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "core/sha256.h"
@@ -172,14 +172,8 @@ RunStore RunStore::create(const std::string& parent, const std::string& name) {
 }
 
 RunStore::RunStore(std::string dir) : dir_(std::move(dir)) {
-    const std::string file = path(run_folder::kMetrics);
-    const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;
-    metrics_ = std::fopen(file.c_str(), "a");
-    if (!metrics_) throw WriteError(file, errno_text());
-    if (fresh) {
-        put(metrics_, std::string(run_folder::kMetricsColumns) + "\n", file);
-        flush(metrics_, file);
-    }
+    // metrics.csv is there from the start (with its header), the other files from their first row.
+    append_csv(metrics_, run_folder::kMetrics, run_folder::kMetricsColumns, "");
 }
 
 RunStore::RunStore(RunStore&& other) noexcept
@@ -220,63 +214,60 @@ void RunStore::close() {
     }
 }
 
+namespace {
+
+// One CSV row: the cells joined by commas, then a newline.
+std::string csv_line(std::initializer_list<std::string_view> cells) {
+    std::string line;
+    for (const auto& c : cells) {
+        if (!line.empty()) line += ',';
+        line += c;
+    }
+    line += '\n';
+    return line;
+}
+
+}  // namespace
+
+void RunStore::append_csv(std::FILE*& stream, const char* name, const char* columns,
+                          const std::string& rows) {
+    const std::string file = path(name);
+    if (!stream) {
+        // A resumed run's file keeps its rows; a new or empty one gets its header.
+        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;
+        stream = std::fopen(file.c_str(), "a");
+        if (!stream) throw WriteError(file, errno_text());
+        if (fresh) put(stream, std::string(columns) + "\n", file);
+    }
+    if (!rows.empty()) put(stream, rows, file);
+    flush(stream, file);
+}
+
 void RunStore::append_traces(const std::vector<TracePoint>& traces) {
     if (traces.empty()) return;
-    if (!traces_) {
-        const std::string file = path(run_folder::kTraces);
-        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;  // (a resumed run's)
-        traces_ = std::fopen(file.c_str(), "a");
-        if (!traces_) throw WriteError(file, errno_text());
-        if (fresh) put(traces_, std::string(run_folder::kTracesColumns) + "\n", file);
-    }
-    const std::string file = path(run_folder::kTraces);
-    char value[64];
-    for (const auto& t : traces) {
-        std::snprintf(value, sizeof(value), "%.9g", t.value);
-        const std::string row = std::to_string(t.step) + "," + t.method + "," +
-                                std::to_string(t.seed) + "," + std::to_string(t.coordinate) + "," +
-                                value + "\n";
-        put(traces_, row, file);
-    }
-    flush(traces_, file);
+    std::string rows;
+    for (const auto& t : traces)
+        rows += csv_line({std::to_string(t.step), t.method, std::to_string(t.seed),
+                          std::to_string(t.coordinate), c_general(t.value, 9)});
+    append_csv(traces_, run_folder::kTraces, run_folder::kTracesColumns, rows);
 }
 
 void RunStore::append_dwells(const std::string& method, uint64_t seed,
                              const std::vector<int64_t>& dwells) {
     if (dwells.empty()) return;
-    if (!dwells_) {
-        const std::string file = path(run_folder::kDwells);
-        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;  // (a resumed run's)
-        dwells_ = std::fopen(file.c_str(), "a");
-        if (!dwells_) throw WriteError(file, errno_text());
-        if (fresh) put(dwells_, std::string(run_folder::kDwellsColumns) + "\n", file);
-    }
-    const std::string file = path(run_folder::kDwells);
-    const std::string prefix = method + "," + std::to_string(seed) + ",";
-    for (auto d : dwells) put(dwells_, prefix + std::to_string(d) + "\n", file);
-    flush(dwells_, file);
+    std::string rows;
+    for (auto d : dwells) rows += csv_line({method, std::to_string(seed), std::to_string(d)});
+    append_csv(dwells_, run_folder::kDwells, run_folder::kDwellsColumns, rows);
 }
 
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (spectra.empty()) return;
-    if (!spectra_) {
-        const std::string file = path(run_folder::kSpectra);
-        const bool fresh = !fs::exists(file) || fs::file_size(file) == 0;  // (a resumed run's)
-        spectra_ = std::fopen(file.c_str(), "a");
-        if (!spectra_) throw WriteError(file, errno_text());
-        if (fresh) put(spectra_, std::string(run_folder::kSpectraColumns) + "\n", file);
-    }
-    const std::string file = path(run_folder::kSpectra);
-    char value[64];
+    std::string rows;
     for (const auto& s : spectra)
-        for (size_t i = 0; i < s.singular_values.size(); ++i) {
-            std::snprintf(value, sizeof(value), "%.17g", s.singular_values[i]);
-            const std::string row = std::to_string(s.step) + "," + s.method + "," +
-                                    std::to_string(s.seed) + "," + std::to_string(i) + "," + value +
-                                    "\n";
-            put(spectra_, row, file);
-        }
-    flush(spectra_, file);
+        for (size_t i = 0; i < s.singular_values.size(); ++i)
+            rows += csv_line({std::to_string(s.step), s.method, std::to_string(s.seed),
+                              std::to_string(i), c_shortest(s.singular_values[i])});
+    append_csv(spectra_, run_folder::kSpectra, run_folder::kSpectraColumns, rows);
 }
 
 const std::vector<const char*>& RunStore::shared_files() {
@@ -310,48 +301,11 @@ void RunStore::write_json(const std::string& file, const nlohmann::json& j) cons
 }
 
 void RunStore::append_metrics(const std::vector<MetricPoint>& points) {
-    const std::string file = path(run_folder::kMetrics);
-    char value[64];
-    for (const auto& p : points) {
-        std::snprintf(value, sizeof(value), "%.17g", p.value);
-        const std::string row = std::to_string(p.step) + "," + p.method + "," +
-                                std::to_string(p.seed) + "," + p.metric + "," + value + "\n";
-        put(metrics_, row, file);
-    }
-    flush(metrics_, file);
-}
-
-bool parse_int_field(const std::string& s, long long lo, long long hi, long long* out) {
-    if (s.empty()) return false;
-    errno = 0;
-    char* end = nullptr;
-    const long long v = std::strtoll(s.c_str(), &end, 10);
-    if (errno == ERANGE || end != s.c_str() + s.size() || v < lo || v > hi) return false;
-    *out = v;
-    return true;
-}
-
-bool parse_uint64_field(const std::string& s, std::uint64_t* out) {
-    if (s.empty() || s[0] == '-' || s[0] == '+') return false;
-    errno = 0;
-    char* end = nullptr;
-    const unsigned long long v = std::strtoull(s.c_str(), &end, 10);
-    if (errno == ERANGE || end != s.c_str() + s.size()) return false;
-    *out = v;
-    return true;
-}
-
-bool parse_double_field(const std::string& s, double* out) {
-    if (s.empty()) return false;
-    errno = 0;
-    char* end = nullptr;
-    const double v = std::strtod(s.c_str(), &end);
-    if (end != s.c_str() + s.size()) return false;
-    // ERANGE for an underflow (a subnormal such as 1e-320, which the writer may produce) is a
-    // value; for an overflow it is not.
-    if (errno == ERANGE && std::isinf(v)) return false;
-    *out = v;
-    return true;
+    std::string rows;
+    for (const auto& p : points)
+        rows += csv_line({std::to_string(p.step), p.method, std::to_string(p.seed), p.metric,
+                          c_shortest(p.value)});
+    append_csv(metrics_, run_folder::kMetrics, run_folder::kMetricsColumns, rows);
 }
 
 std::vector<MetricRow> read_metrics_csv(const std::string& path) {
@@ -381,14 +335,14 @@ std::vector<MetricRow> read_metrics_csv(const std::string& path) {
         if (f.size() != 5) throw DataError(path, line_no, "expected 5 fields");
         MetricRow r;
         long long step = 0;
-        if (!parse_int_field(f[0], 0, std::numeric_limits<int>::max(), &step))
+        if (!c_parse_int(f[0], 0, std::numeric_limits<int>::max(), &step))
             throw DataError(path, line_no, "step '" + f[0] + "' is not an integer in [0, 2^31)");
         r.step = static_cast<int>(step);
         r.method = f[1];
-        if (!parse_uint64_field(f[2], &r.seed))
+        if (!c_parse_uint64(f[2], &r.seed))
             throw DataError(path, line_no, "seed '" + f[2] + "' is not a 64-bit unsigned integer");
         r.metric = f[3];
-        if (!parse_double_field(f[4], &r.value))
+        if (!c_parse_double(f[4], &r.value))
             throw DataError(path, line_no, "value '" + f[4] + "' is not a number");
         rows.push_back(std::move(r));
     }

@@ -63,6 +63,12 @@ public:
     std::string spec_sha256() const;
 
 private:
+    // Appends whole `rows` to the folder's CSV file `name`, opening it on first use (a new or
+    // empty file gets the header `columns`), then flushes. Numbers in rows are C-formatted
+    // (core/c_numbers.h).
+    void append_csv(std::FILE*& stream, const char* name, const char* columns,
+                    const std::string& rows);
+
     std::string dir_;
     std::string staged_name_;  // create_staged: the name publish() gives the folder
     std::FILE* metrics_ = nullptr;
@@ -82,11 +88,6 @@ struct MetricRow {
 
 // metrics.csv files larger than this are refused by the reader (a long run writes megabytes).
 constexpr std::uint64_t kMaxMetricsBytes = std::uint64_t{4} << 30;
-
-// Parsers of one CSV cell with range checks; false when the cell is not a valid value.
-bool parse_int_field(const std::string& s, long long lo, long long hi, long long* out);
-bool parse_uint64_field(const std::string& s, std::uint64_t* out);
-bool parse_double_field(const std::string& s, double* out);  // subnormals are values
 
 // Reads metrics.csv (step,method,seed,metric,value). A last line without its newline — a row cut
 // by a killed writer — is ignored. Throws DataError naming the line for a malformed full row.

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <functional>
@@ -13,6 +12,7 @@
 #include <thread>
 
 #include "core/bounded_input.h"
+#include "core/c_numbers.h"
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/path_component.h"
@@ -31,6 +31,19 @@ std::string describe(const nlohmann::json& v) {
     std::string text = v.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
     if (text.size() > 80) text = text.substr(0, 77) + "...";
     return text;
+}
+
+// "0,5" where a number belongs: numbers in a spec or --set take the C decimal point, whatever
+// the locale, and saying so beats "expected a number".
+std::string decimal_comma_hint(const nlohmann::json& v) {
+    if (!v.is_string()) return "";
+    std::string text = v.get<std::string>();
+    const auto comma = text.find(',');
+    if (comma == std::string::npos || text.find(',', comma + 1) != std::string::npos) return "";
+    text[comma] = '.';
+    double parsed = 0;
+    if (!c_parse_double(text, &parsed)) return "";
+    return " (numbers take a '.' decimal point whatever the locale: " + text + ")";
 }
 
 // Reads the fields of one JSON object and remembers which keys were used, so that `finish`
@@ -96,7 +109,9 @@ public:
                              ", " + std::to_string(std::numeric_limits<T>::max()) + "]");
             return v.get<T>();
         } else if constexpr (std::is_floating_point_v<T>) {
-            if (!v.is_number()) throw SpecError(key, "expected a number, got " + describe(v));
+            if (!v.is_number())
+                throw SpecError(key,
+                                "expected a number, got " + describe(v) + decimal_comma_hint(v));
             return v.get<T>();
         } else {
             // std::vector<U>
@@ -379,12 +394,13 @@ OptimizerSpec parse_optimizer(const nlohmann::json& j) {
 }
 
 MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
-    MethodSpec m;
     ObjectReader r(j, path);
     if (!r.has("name")) throw SpecError(r.key("name"), "is required");
-    r.read("name", m.name);
-    require_one_of(m.name, method_names(), r.key("name"));
-    m.label = m.name;
+    std::string name;
+    r.read("name", name);
+    require_one_of(name, method_names(), r.key("name"));
+    // What the method does not set takes the registry's defaults (adam's step size, …).
+    MethodSpec m = default_method(name);
     r.read("label", m.label);
     for (const auto& p : method_parameters()) {
         if (p.real) r.read(p.key, m.*p.real);
@@ -838,6 +854,78 @@ std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const Experimen
     return out;
 }
 
+void select_methods(nlohmann::json& spec, const std::string& names) {
+    auto refuse = [](const std::string& what) {
+        throw std::invalid_argument("--methods: " + what);
+    };
+    if (!spec.is_object()) throw SpecError("<root>", "expected an object");
+    const nlohmann::json present = spec.contains("methods") && spec["methods"].is_array()
+                                       ? spec["methods"]
+                                       : nlohmann::json::array();
+    auto field = [](const nlohmann::json& m, const char* k) {
+        return m.is_object() && m.contains(k) && m[k].is_string() ? m[k].get<std::string>()
+                                                                  : std::string();
+    };
+    // The valid names: the spec's labels, then the registered methods its task takes.
+    std::vector<std::string> valid;
+    for (const auto& m : present) {
+        const std::string label = field(m, "label").empty() ? field(m, "name") : field(m, "label");
+        if (!label.empty() && std::find(valid.begin(), valid.end(), label) == valid.end())
+            valid.push_back(label);
+    }
+    const std::string kind = spec.contains("task") ? field(spec["task"], "kind") : std::string();
+    const auto* task = find_task_kind(kind.empty() ? TaskSpec{}.kind : kind);
+    for (const auto& info : method_registry())
+        if ((!task || (takes_methods(task->family, info.family) &&
+                       (!info.cross_entropy || task->classification))) &&
+            std::find(valid.begin(), valid.end(), info.name) == valid.end())
+            valid.push_back(info.name);
+    std::string valid_text;
+    for (const auto& v : valid) valid_text += (valid_text.empty() ? "" : ", ") + v;
+
+    nlohmann::json chosen = nlohmann::json::array();
+    std::vector<std::string> seen;
+    size_t start = 0;
+    while (start <= names.size()) {
+        size_t comma = names.find(',', start);
+        if (comma == std::string::npos) comma = names.size();
+        std::string name = names.substr(start, comma - start);
+        start = comma + 1;
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        if (name.empty()) {
+            if (names.find_first_not_of(" \t,") == std::string::npos)
+                refuse("needs at least one method (valid: " + valid_text + ")");
+            continue;  // "adam,,cf-prox" or a trailing comma
+        }
+        if (std::find(seen.begin(), seen.end(), name) != seen.end())
+            refuse("names '" + name + "' twice");
+        seen.push_back(name);
+        // A label of the spec first, then every method of the spec with that name.
+        bool found = false;
+        for (const auto& m : present)
+            if (field(m, "label") == name) {
+                chosen.push_back(m);
+                found = true;
+            }
+        if (!found)
+            for (const auto& m : present)
+                if (field(m, "label").empty() && field(m, "name") == name) {
+                    chosen.push_back(m);
+                    found = true;
+                }
+        if (!found && find_method(name)) {
+            chosen.push_back({{"name", name}});
+            found = true;
+        }
+        if (!found)
+            refuse("'" + name + "' is neither a method of " +
+                   (field(spec, "name").empty() ? std::string("the spec") : field(spec, "name")) +
+                   " nor a registered method (valid: " + valid_text + ")");
+    }
+    spec["methods"] = chosen;
+}
+
 void apply_override(nlohmann::json& spec, const std::string& assignment) {
     const auto eq = assignment.find('=');
     if (eq == std::string::npos || eq == 0)
@@ -858,11 +946,9 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
             !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) ||
                               (text[0] == '-' && text.size() > 1 &&
                                std::isdigit(static_cast<unsigned char>(text[1]))));
-        char* end = nullptr;
-        errno = 0;
-        const double parsed = std::strtod(text.c_str(), &end);
-        if (numeric_looking && end == text.c_str() + text.size() && errno == ERANGE &&
-            std::isinf(parsed))
+        double parsed = 0;
+        bool huge = false;
+        if (numeric_looking && !c_parse_double(text, &parsed, &huge) && huge)
             throw SpecError(path, "'" + text + "' is out of the range of a double");
         value = text;
     }
@@ -886,9 +972,8 @@ void apply_override(nlohmann::json& spec, const std::string& assignment) {
             nlohmann::json* next = nullptr;
             const bool numeric = std::all_of(part.begin(), part.end(), ::isdigit);
             if (numeric) {
-                errno = 0;
-                const unsigned long long idx = std::strtoull(part.c_str(), nullptr, 10);
-                if (errno == ERANGE || idx >= node->size())
+                std::uint64_t idx = 0;
+                if (!c_parse_uint64(part, &idx) || idx >= node->size())
                     throw SpecError(
                         walked, "index out of range (size " + std::to_string(node->size()) + ")");
                 next = &(*node)[idx];

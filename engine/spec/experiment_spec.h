@@ -267,4 +267,10 @@ nlohmann::json to_json(const ExperimentSpec& spec);
 // is read as JSON when it parses as JSON, else as a string. Throws SpecError for a bad path.
 void apply_override(nlohmann::json& spec, const std::string& assignment);
 
+// `--methods adam,cf-prox`: the spec's methods narrowed to `names` (comma-separated), in that
+// order. A name that is the label or name of methods of the spec picks them with their settings;
+// any other registered method comes with the registry's defaults. Throws std::invalid_argument
+// ("--methods: …") for an unknown or repeated name (listing the valid ones) or an empty list.
+void select_methods(nlohmann::json& spec, const std::string& names);
+
 }  // namespace liftlab

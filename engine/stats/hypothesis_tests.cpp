@@ -1,14 +1,14 @@
 #include "stats/hypothesis_tests.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <iomanip>
 #include <limits>
-#include <locale>
 #include <numeric>
-#include <sstream>
 #include <stdexcept>
 #include <string>
+
+#include "core/c_numbers.h"
 
 namespace liftlab::stats {
 
@@ -499,29 +499,31 @@ double basin_threshold(const std::vector<double>& losses, int grid) {
     return x[valley];
 }
 
+namespace {
+
+// printf's "%.<decimals>e" by std::to_chars (never the locale).
+std::string c_scientific_text(double v, int decimals) {
+    char buf[64];
+    const auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::scientific,
+                                 std::max(0, decimals));
+    return std::string(buf, r.ptr);
+}
+
+}  // namespace
+
 std::string format_number(double v, int digits) {
     if (std::isnan(v)) return "–";
     if (std::isinf(v)) return v > 0 ? "∞" : "−∞";
-    std::ostringstream out;
-    out.imbue(std::locale::classic());  // '.' whatever the process's locale
     const double a = std::abs(v);
-    if (a != 0 && (a < 1e-3 || a >= 1e5))
-        out << std::scientific << std::setprecision(std::max(0, digits - 1)) << v;
-    else
-        out << std::setprecision(digits) << v;
-    return out.str();
+    if (a != 0 && (a < 1e-3 || a >= 1e5)) return c_scientific_text(v, digits - 1);
+    return c_general(v, digits);
 }
 
 std::string format_p(double p) {
     if (std::isnan(p)) return "–";
     if (p < 1e-12) return "< 1e-12";
-    std::ostringstream out;
-    out.imbue(std::locale::classic());
-    if (p < 1e-3)
-        out << std::scientific << std::setprecision(1) << p;
-    else
-        out << std::setprecision(3) << p;
-    return out.str();
+    if (p < 1e-3) return c_scientific_text(p, 1);
+    return c_general(p, 3);
 }
 
 }  // namespace liftlab::stats

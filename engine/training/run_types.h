@@ -55,7 +55,8 @@ struct RunResult {
 };
 
 // Warnings about final metrics that cannot be trusted as reported (summary.json "warnings" of a
-// run): an importance-sampling ESS fraction below 1 % (log_z and test_loss unreliable).
+// run): an importance-sampling ESS fraction below 1 % (log_z and test_loss unreliable), an ICNN
+// that the chord check finds not convex (the fraction of chords and the largest gap).
 std::vector<std::string> final_metric_warnings(const std::map<std::string, double>& final_metrics);
 
 }  // namespace liftlab

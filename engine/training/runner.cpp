@@ -11,8 +11,10 @@
 #include <optional>
 #include <thread>
 
+#include "core/c_numbers.h"
 #include "core/compute_threads.h"
 #include "core/device.h"
+#include "core/error_text.h"
 #include "core/errors.h"
 #include "core/version.h"
 #include "data/dataset.h"
@@ -36,12 +38,23 @@ std::vector<std::string> final_metric_warnings(const std::map<std::string, doubl
     // weights: biased low and with an unreliable standard error, and so is test_loss.
     constexpr double kMinEssFraction = 0.01;
     if (const auto it = fin.find("ess_fraction"); it != fin.end() && it->second < kMinEssFraction) {
-        char text[200];
-        std::snprintf(text, sizeof text,
-                      "importance-sampling ESS fraction %.3g < 1 %%: log_z and test_loss are "
-                      "unreliable (try icnn.proposal=flow with icnn.proposal_adapt_steps > 0)",
-                      it->second);
-        out.emplace_back(text);
+        out.push_back("importance-sampling ESS fraction " + c_general(it->second, 3) +
+                      " < 1 %: log_z and test_loss are unreliable (try icnn.proposal=flow with "
+                      "icnn.proposal_adapt_steps > 0)");
+    }
+    // The chord check of an ICNN (IcnnTrainer::add_chord_convexity): a violation at all means the
+    // model is not convex, whatever its constrained weights say — its energy is no ICNN's, and
+    // what rests on convexity (the lifter's picture, the landscapes' reading) does not hold.
+    if (const auto it = fin.find("chord_convexity_violations"); it != fin.end() && it->second > 0) {
+        const auto gap = fin.find("chord_convexity_gap");
+        out.push_back(
+            "not convex: the energy lies above its chord on " + c_general(100 * it->second, 3) +
+            " % of the chords checked between test points" +
+            (gap == fin.end()
+                 ? std::string()
+                 : " (largest gap " + c_general(gap->second, 3) + " of 1 + |E(a)| + |E(b)|)") +
+            "; check the model's activations (convex, and non-decreasing after the first "
+            "layer) and which weights are constrained non-negative");
     }
     return out;
 }
@@ -391,7 +404,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
     try {
         return run.execute();
     } catch (const std::exception& e) {
-        run.close_as_failed(e.what());
+        run.close_as_failed(error_message(e));  // LibTorch's first line, never its backtrace
         throw;
     }
 }

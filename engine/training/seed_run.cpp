@@ -8,7 +8,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/c_numbers.h"
 #include "core/compute_threads.h"
+#include "core/error_text.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "data/batch_sampler.h"
@@ -276,11 +278,11 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     } catch (const CommunicationError&) {
         throw;  // every rank must stop, not just this method
     } catch (const std::exception& e) {
-        return std::make_pair(RunStatus::Failed, std::string(e.what()));
+        return std::make_pair(RunStatus::Failed, failure_text("the training step", e));
     }
     if (s.first_loss < 0 && std::isfinite(loss)) s.first_loss = std::max(loss, 1e-12);
     if (!std::isfinite(loss) || (s.first_loss > 0 && loss > spec_.divergence_factor * s.first_loss))
-        return std::make_pair(RunStatus::Diverged, "training loss " + std::to_string(loss) +
+        return std::make_pair(RunStatus::Diverged, "training loss " + c_shortest(loss) +
                                                        " at step " + std::to_string(step));
     s.loss_sum += loss;
     ++s.loss_count;
@@ -539,7 +541,7 @@ void SeedRun::export_slot(Slot& s) {
             throw;  // a failed write is a failed run
         } catch (const std::exception& e) {
             // The run's numbers are recorded; a model that cannot be exported does not undo them.
-            s.summary.model_error = e.what();
+            s.summary.model_error = error_message(e);
         }
     });
 }

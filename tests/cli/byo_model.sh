@@ -95,6 +95,55 @@ PY
   expect "icnn.script.*mlp_backbone.pt.*one energy per row" "${ic[@]}" --set icnn.script="$models/mlp_backbone.pt" \
     --set 'icnn.constrained_regex=layer2.*' --set task.kind=icnn-ebm-nd --set task.target=gaussian --set task.dim=16
   ;;
+nonconvex)
+  # An "ICNN" with sin activations (issue 36): it trains, and the chord check's violations are
+  # said out loud — a warning under the CLI's table, in summary.json and in summary.md with the
+  # method, the fraction of chords and the largest gap (the window shows summary.json's warnings).
+  cat >make_sin.py <<'PY'
+import math, sys, torch
+import torch.nn.functional as F
+from torch import nn
+class SinIcnn(nn.Module):
+    def __init__(self, width: int):
+        super().__init__()
+        self.w0 = nn.Parameter(torch.empty(width, 1))
+        self.b0 = nn.Parameter(torch.zeros(width))
+        self.wz1 = nn.Parameter(torch.empty(width, width))
+        self.wx1 = nn.Parameter(torch.empty(width, 1))
+        self.b1 = nn.Parameter(torch.zeros(width))
+        self.w_out = nn.Parameter(torch.empty(1, width))
+        self.w_x = nn.Parameter(torch.empty(1, 1))
+        with torch.no_grad():
+            for w in (self.wz1, self.w_out):
+                w.normal_(0.0, math.sqrt(math.pi / (2 * width))).abs_()
+            for w in (self.w0, self.wx1, self.w_x):
+                nn.init.xavier_uniform_(w)
+    def forward(self, x):
+        z = torch.sin(3.0 * F.linear(x, self.w0, self.b0))  # not convex: the chord check sees it
+        z = torch.sin(F.linear(z, self.wz1) + F.linear(x, self.wx1, self.b1))
+        return (F.linear(z, self.w_out).squeeze(1) + F.linear(x, self.w_x).squeeze(1)
+                + 0.01 * x.pow(2).sum(1))
+torch.manual_seed(0)
+torch.jit.script(SinIcnn(32)).save(sys.argv[1])
+PY
+  "$py" make_sin.py sin_icnn.pt
+  dir=$("$cli" run icnn-ebm-1d --out runs --steps 40 --seeds 1 --set log_every=20 \
+        --set task.n_train=2048 --set task.n_test=512 --methods lifter \
+        --set icnn.script=sin_icnn.pt --set 'icnn.constrained_regex=wz[0-9]+|w_out' 2>err.txt) \
+    || fail "the run failed: $(tail -5 err.txt)"
+  v=$(final chord_convexity_violations lifter "$dir")
+  "$py" -c "import sys; sys.exit(0 if float(sys.argv[1]) > 0 else 1)" "$v" \
+    || fail "the chord check finds no violation ($v): the test model is convex after all"
+  grep -Eq "^  warning: not convex: the energy lies above its chord on [0-9.]+ % of the chords.*largest gap" err.txt \
+    || fail "no warning line under the CLI's table: $(cat err.txt)"
+  "$py" -c "import json,sys; r=json.load(open(sys.argv[1]+'/summary.json'))['runs'][0]
+sys.exit(0 if any(w.startswith('not convex') for w in r.get('warnings', [])) else 1)" "$dir" \
+    || fail "summary.json has no warning: $(cat "$dir/summary.json")"
+  md="$dir/figures/summary.md"
+  pct=$("$py" -c "print(format(100*float('$v'), '.3g'))")
+  grep -Eq "^- lifter \(seed 0\): not convex: .* on $pct % of the chords.*largest gap [-0-9.e]+ of" "$md" \
+    || fail "summary.md does not name the method, the fraction ($pct %) and the gap: $(cat "$md")"
+  ;;
 *)
   fail "unknown scenario"
   ;;

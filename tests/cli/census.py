@@ -5,7 +5,8 @@ dwells, spec.json), resume states, trajectory checkpoints and TorchScript files 
 liftlab-cli as a user would. Every case must end with the expected exit code and a message naming
 the file, key or line; no crash (signal, sanitizer report, uncaught exception), no hang, and no run
 folder claiming `ok` ("lost"). The table at the end counts tried / clear / unclear / crash / hang /
-lost per kind of input.
+lost per kind of input. No output of any case — stdout, stderr, a summary.json it wrote — may hold a
+raw LibTorch stack trace (`frame #`, `Exception raised from`): that case is a "trace" (issue 36).
 
 usage: census.py LIFTLAB_CLI WORKDIR [--stride N] [--jobs J]
   --stride N   run every N-th case only (the sanitizer pass samples the census; also read from
@@ -424,7 +425,37 @@ def torchscript_cases():
                             REGRESSION("torchscript-crash-a7ae2aac04820b07b5e993950c4d537b14f8b185"))]:
         out.append(Case("torchscript", name, bb(), 2, ["backbone.script", "model.pt"],
                         {"spec.json": spec_bytes(BASE), "model.pt": data}))
+    # A valid model every parameter of which is frozen (requires_grad=False): whatever the methods
+    # make of it, no LibTorch stack trace reaches the user (it once did, for the closed-form
+    # methods' backbone step). Made with Debian's python3-torch.
+    out.append(Case("torchscript", "fully frozen backbone (requires_grad=False)", bb(), 0, [],
+                    {"spec.json": spec_bytes(BASE)}, setup=frozen_model))
     return out
+
+
+FROZEN_MODEL_PY = """
+import sys, torch
+from torch import nn
+class Frozen(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer0 = nn.Linear(4, 8)
+        self.layer1 = nn.Linear(8, 4)
+        for p in self.parameters():
+            p.requires_grad_(False)
+    def forward(self, x):
+        return torch.tanh(self.layer1(torch.tanh(self.layer0(x))))
+torch.manual_seed(0)
+torch.jit.script(Frozen()).save(sys.argv[1])
+"""
+
+
+def frozen_model(d):
+    script = os.path.join(d, "make_frozen.py")
+    with open(script, "w") as f:
+        f.write(FROZEN_MODEL_PY)
+    subprocess.run(["/usr/bin/python3", script, os.path.join(d, "model.pt")], check=True,
+                   capture_output=True, timeout=120)
 
 
 def patch_code_entry(model, patch, entry=b"/code/__torch__.py"):
@@ -547,6 +578,17 @@ def make_templates():
     return {"cf": cf, "icnn": icnn, "resumable": resumable}
 
 
+# What only a raw LibTorch (c10::Error) message holds: its C++ backtrace.
+TRACE_MARKERS = ("frame #", "Exception raised from")
+
+
+def summary_files(d):
+    """The regular summary.json files under d (a case's FIFO or symlink is not read)."""
+    paths = [os.path.join(root, f) for root, _, files in os.walk(d) for f in files
+             if f == "summary.json"]
+    return [p for p in paths if os.path.isfile(p) and not os.path.islink(p)]
+
+
 def run_case(i, case):
     d = os.path.join(WORK, f"case{i:04d}")
     shutil.rmtree(d, ignore_errors=True)
@@ -564,14 +606,26 @@ def run_case(i, case):
     if case.setup:
         try:
             case.setup(d)
-        except OSError as e:
+        except (OSError, subprocess.SubprocessError) as e:
             return "unclear", f"the census could not build the case: {e}"
+    summaries_before = {p: open(p, "rb").read() for p in summary_files(d)}
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen", OMP_WAIT_POLICY="PASSIVE")
     try:
         r = subprocess.run([CLI, *case.argv], cwd=d, capture_output=True, timeout=TIMEOUT, env=env)
     except subprocess.TimeoutExpired:
         return "hang", "timed out"
     err = r.stderr.decode(errors="replace")
+    # No raw LibTorch stack trace in any output: stdout, stderr, the summary.json files it wrote.
+    outputs = {"stdout": r.stdout.decode(errors="replace"), "stderr": err}
+    for p in summary_files(d):
+        text = open(p, "rb").read()
+        if summaries_before.get(p) != text:
+            outputs[os.path.relpath(p, d)] = text.decode(errors="replace")
+    for where, text in outputs.items():
+        for marker in TRACE_MARKERS:
+            if marker in text:
+                at = text.index(marker)
+                return "trace", f"{where} holds '{marker}': ...{text[max(0, at - 200):at + 60]!r}"
     if r.returncode < 0 or r.returncode >= 128 or "AddressSanitizer" in err or "runtime error:" in err \
             or "terminate called" in err or "LeakSanitizer" in err:
         return "crash", f"exit {r.returncode}: {err[-400:]}"
@@ -617,7 +671,7 @@ def main():
     for c, _ in results:
         if c.kind not in kinds:
             kinds.append(c.kind)
-    outcomes = ["clear", "unclear", "crash", "hang", "lost"]
+    outcomes = ["clear", "unclear", "crash", "hang", "lost", "trace"]
     table = {k: {o: 0 for o in outcomes} for k in kinds}
     for c, (outcome, _) in results:
         table[c.kind][outcome] += 1

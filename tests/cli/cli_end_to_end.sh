@@ -151,7 +151,7 @@ report_formats)
 sweep)
   dir=$("$cli" run cf-batch-sweep --steps 30 --seeds 2 --set log_every=10 --set 'sweep.values=[4,16]' --out runs 2>err.txt) \
     || { cat err.txt; fail "sweep run failed"; }
-  json_check "$dir/summary.json" 'len(d["runs"])==2*2*3 and sorted({r["batch_size"] for r in d["runs"]})==[4,16]'
+  json_check "$dir/summary.json" 'len(d["runs"])==2*2*4 and sorted({r["batch_size"] for r in d["runs"]})==[4,16]'
   grep -q "cf-prox@batch_size=4" "$dir/metrics.csv" || fail "sweep labels missing in metrics.csv"
   "$cli" report "$dir" >/dev/null || fail "report of a sweep"
   grep -q "| cf-prox | 16 | 2 | 0 |" "$dir/figures/summary.md" || fail "sweep table: $(cat "$dir/figures/summary.md")"

@@ -305,3 +305,58 @@ TEST(ExperimentSpec, TorchScriptModelKeysAreCheckedAndRoundTrip) {
     EXPECT_EQ(parse_spec(liftlab::to_json(b)).backbone.script, "m.pt");
     EXPECT_TRUE(b.export_models);
 }
+
+// A method named without its settings takes the registry's defaults (issue 36): adam and sgd
+// their step sizes, which they need (each brings its own optimizer).
+TEST(ExperimentSpec, MethodsNamedAloneTakeTheRegistrysDefaults) {
+    const auto s = parse_spec(json::parse(
+        R"({"name": "t", "methods": [{"name": "adam"}, {"name": "sgd"}, {"name": "cf-prox"}]})"));
+    EXPECT_DOUBLE_EQ(s.methods[0].lr, 1e-3);
+    EXPECT_DOUBLE_EQ(s.methods[1].lr, 0.05);
+    EXPECT_DOUBLE_EQ(s.methods[2].lambda, liftlab::MethodSpec{}.lambda);
+    // What the spec says wins, and a non-positive step size is still refused.
+    EXPECT_DOUBLE_EQ(
+        parse_spec(json::parse(R"({"methods": [{"name": "adam", "lr": 0.02}]})")).methods[0].lr,
+        0.02);
+    EXPECT_EQ(spec_error(json::parse(R"({"methods": [{"name": "adam", "lr": 0}]})")).first,
+              "methods[0].lr");
+}
+
+// --methods: the preset's own methods keep their settings, others come with their defaults, in
+// the order asked; an unknown or repeated name is refused with the valid ones.
+TEST(ExperimentSpec, SelectMethodsPicksFromThePresetOrTheRegistry) {
+    auto j = liftlab::load_spec_source("cf-regression");
+    liftlab::select_methods(j, "cf-rls, cf-prox");
+    const auto s = parse_spec(j);
+    ASSERT_EQ(s.methods.size(), 2u);
+    EXPECT_EQ(s.methods[0].name, "cf-rls");
+    EXPECT_DOUBLE_EQ(s.methods[0].rho, liftlab::MethodSpec{}.rho);
+    EXPECT_EQ(s.methods[1].name, "cf-prox");
+    EXPECT_DOUBLE_EQ(s.methods[1].lambda, 100.0);  // the preset's, not the default 1
+    auto error = [](const std::string& names) {
+        auto spec = liftlab::load_spec_source("cf-regression");
+        try {
+            liftlab::select_methods(spec, names);
+        } catch (const std::invalid_argument& e) {
+            return std::string(e.what());
+        }
+        return std::string("accepted");
+    };
+    const std::string unknown = error("adam,lifter2");
+    EXPECT_NE(unknown.find("--methods: 'lifter2' is neither a method of cf-regression"),
+              std::string::npos)
+        << unknown;
+    // The valid ones: the preset's, then the registry's methods for this task (no ce: it needs a
+    // classification task; no lifter: an ICNN's).
+    EXPECT_NE(unknown.find("(valid: adam, sgd, cf-ridge, cf-prox, cf-full, cf-rls)"),
+              std::string::npos)
+        << unknown;
+    EXPECT_NE(error("adam,adam").find("names 'adam' twice"), std::string::npos);
+    EXPECT_NE(error(" , ").find("needs at least one method"), std::string::npos);
+    // A label picks that method alone, a name every method of that name without a label.
+    json two = json::parse(R"({"name": "t", "methods": [{"name": "cf-prox", "label": "p1"},
+        {"name": "cf-prox", "label": "p2", "lambda": 5}, {"name": "adam"}]})");
+    liftlab::select_methods(two, "p2");
+    ASSERT_EQ(two["methods"].size(), 1u);
+    EXPECT_EQ(two["methods"][0]["lambda"], 5);
+}

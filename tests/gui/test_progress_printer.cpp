@@ -7,6 +7,7 @@
 #include <string>
 #include <thread>
 
+#include "core/c_numbers.h"
 #include "progress_printer.h"
 
 namespace {
@@ -33,7 +34,11 @@ double elapsed_on_line(const std::string& text, const std::string& line_start) {
     const auto at = text.find(line_start);
     if (at == std::string::npos) return -1;
     const auto e = text.find("elapsed ", at);
-    return e == std::string::npos ? -1 : std::stod(text.substr(e + 8));
+    if (e == std::string::npos) return -1;
+    // "elapsed 0.6s": C rules whatever the locale (the printer's; std::stod would follow it).
+    const auto s = text.find('s', e + 8);
+    double v = -1;
+    return liftlab::c_parse_double(text.substr(e + 8, s - (e + 8)), &v) ? v : -1;
 }
 
 }  // namespace
