@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
                             "TIER", "fast");
     QCommandLineOption only("only", "Claims: only these claim ids (comma-separated, repeatable).",
                             "ID,...");
-    QCommandLineOption reuse("reuse", "Claims: read claim ID's runs from RUN_DIR (repeatable).",
+    QCommandLineOption reuse("reuse",
+                             "Claims: read claim ID's runs from RUN_DIR[,RUN_DIR...] (repeatable).",
                              "ID=RUN_DIR");
     QCommandLineOption tune("tune", "Claims: the tuned comparisons outside the full tier too.");
     parser.addOptions({help,           out,    set,  methods,    seeds,  steps,

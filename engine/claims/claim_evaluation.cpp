@@ -75,6 +75,7 @@ bool too_few(const std::vector<double>& a, const std::vector<double>& b, Verdict
              const Comparison& c) {
     if (a.size() >= 2 && b.size() >= 2) return false;
     v.verdict = "inconclusive";
+    v.test = "none (fewer than 2 seeds with a value)";
     v.notes.push_back("fewer than 2 seeds with a finite " + c.metric + " for " +
                       (a.size() < 2 ? c.a : c.b) + ": no test");
     return true;
@@ -126,6 +127,9 @@ void add_time_to_target(const Comparison& c, const RunTable& t, const std::vecto
                        " (the worse final mean): " + text;
 }
 
+Verdict evaluate_scaled(const Claim& claim, const Comparison& c, const std::vector<double>& a_raw,
+                        const std::vector<double>& b_raw, Verdict v);
+
 Verdict evaluate_two_sample(const Claim& claim, const RunTable& t, bool curves) {
     const Comparison& c = claim.cmp;
     Verdict v;
@@ -135,20 +139,27 @@ Verdict evaluate_two_sample(const Claim& claim, const RunTable& t, bool curves) 
     note_statuses(t, c.b, c.at, v);
     v.seeds = seed_counts(a_raw, b_raw);
     v.ours = c.a + " " + mean_sd(a_raw) + " vs " + c.b + " " + mean_sd(b_raw);
-    if (c.log_scale && !a_raw.empty() && !b_raw.empty())
+    auto positive = [](const std::vector<double>& x) {
+        return std::all_of(x.begin(), x.end(), [](double y) { return y > 0; });
+    };
+    // A value ≤ 0 (an exit rate of 0, say) has no log: the test falls back to the metric itself.
+    Comparison c_used = c;
+    if (c.log_scale && !(positive(a_raw) && positive(b_raw))) {
+        c_used.log_scale = false;
+        if (claim.test != TestKind::Better) c_used.margin = 0;  // a relative margin has no meaning
+        v.notes.push_back(c.metric + " has a value ≤ 0: tested on " + c.metric +
+                          " itself, not its log");
+    }
+    if (c_used.log_scale && !a_raw.empty() && !b_raw.empty())
         v.ours += "; ratio of geometric means " +
                   format_number(std::exp(stats::mean(logs(a_raw)) - stats::mean(logs(b_raw))));
     if (curves) add_time_to_target(c, t, a_raw, b_raw, v);
     if (too_few(a_raw, b_raw, v, c)) return v;
-    if (c.log_scale) {
-        const bool positive =
-            std::all_of(a_raw.begin(), a_raw.end(), [](double x) { return x > 0; }) &&
-            std::all_of(b_raw.begin(), b_raw.end(), [](double x) { return x > 0; });
-        if (!positive) {
-            v.notes.push_back(c.metric + " has a value ≤ 0: no log-scale test");
-            return v;
-        }
-    }
+    return evaluate_scaled(claim, c_used, a_raw, b_raw, v);
+}
+
+Verdict evaluate_scaled(const Claim& claim, const Comparison& c, const std::vector<double>& a_raw,
+                        const std::vector<double>& b_raw, Verdict v) {
     const auto x = c.log_scale ? logs(a_raw) : a_raw;
     const auto y = c.log_scale ? logs(b_raw) : b_raw;
     const bool lower = c.lower_is_better;

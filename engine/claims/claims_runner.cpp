@@ -165,6 +165,33 @@ struct SubRunner {
     }
 };
 
+// A --reuse value: one run folder, or "DIR,DIR,…" — the --shard folders of one sweep.
+std::vector<std::string> reused_dirs(const std::string& text) {
+    std::vector<std::string> dirs;
+    std::string cur;
+    for (char ch : text + ",") {
+        if (ch != ',') {
+            cur += ch;
+        } else if (!cur.empty()) {
+            dirs.push_back(cur);
+            cur.clear();
+        }
+    }
+    return dirs;
+}
+
+// The rows of every reused folder as one table (shards hold disjoint seeds of the same methods).
+RunTable read_reused(const std::string& text) {
+    const auto dirs = reused_dirs(text);
+    if (dirs.empty()) throw SpecError("--reuse", "names no run folder");
+    RunTable table = read_run_table(dirs.front());
+    for (size_t i = 1; i < dirs.size(); ++i) {
+        RunTable more = read_run_table(dirs[i]);
+        table.rows.insert(table.rows.end(), more.rows.begin(), more.rows.end());
+    }
+    return table;
+}
+
 std::string relative_to(const std::string& path, const std::string& base) {
     if (path.empty()) return "";
     std::error_code ec;
@@ -335,7 +362,7 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
         }
     for (const auto& [id, dir] : options.reuse) {
         if (!find_claim(id)) throw SpecError("--reuse", "no claim '" + id + "'");
-        read_run_table(dir);  // readable now, not after an hour of other runs
+        read_reused(dir);  // readable now, not after an hour of other runs
     }
     report.tier = options.tier;
     report.tune = options.tune;
@@ -373,11 +400,10 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
         std::string dir;
         const auto reuse = options.reuse.find(claim->id);
         if (reuse != options.reuse.end()) {
-            dir = reuse->second;
+            dir = reused_dirs(reuse->second).front();
             row.tier = "reused";
-            row.command = "(reused run folder " + dir + ")";
-            runner.note("  reusing " + dir);
-            if (callbacks.run_done) callbacks.run_done(dir);
+            row.command = "(reused run folder(s) " + reuse->second + ")";
+            runner.note("  reusing " + reuse->second);
         } else if (!recipe.runs()) {
             row.tier = std::string("not run at the ") + to_string(options.tier) +
                        " tier (cost: see the full tier's command)";
@@ -392,7 +418,8 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
             dir = runner.run(recipe_json(recipe), claim->id, "run");
             if (dir.empty()) break;
         }
-        RunTable table = read_run_table(dir);
+        RunTable table =
+            reuse != options.reuse.end() ? read_reused(reuse->second) : read_run_table(dir);
         if (report.blas_core.empty()) report.blas_core = table.blas_core;
         row.run_dir = relative_to(dir, report.dir);
         if (!claim->figure.empty()) {

@@ -20,8 +20,9 @@ struct ClaimsOptions {
     // Continue this claims folder: sub-runs that finished there are read, not run again; the
     // tier and the other options are the folder's own (claims.json "options").
     std::string resume_dir;
-    std::vector<std::string> only;             // claim ids; empty: every claim
-    std::map<std::string, std::string> reuse;  // claim id → a finished run folder (its runs)
+    std::vector<std::string> only;  // claim ids; empty: every claim
+    // claim id → a finished run folder, or "DIR,DIR,…" (the --shard folders of one sweep)
+    std::map<std::string, std::string> reuse;
     bool tune = false;  // the tuned comparison outside the full tier too (its grids, tier budget)
     const std::atomic<bool>* stop = nullptr;
 };

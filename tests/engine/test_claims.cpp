@@ -154,6 +154,26 @@ TEST(ClaimsEvaluation, BetterHoldsRefutesOrAsksForSeeds) {
     EXPECT_TRUE(std::isnan(v.p));
 }
 
+// An exit rate of 0 has no log: the log-scale test falls back to the values themselves (Welch on
+// a = {3, 4, 5}·1e-3, b = {0, 1e-4, 0}: t = 6.86 on ≈ 2.0 df, one-sided p ≈ 0.010).
+TEST(ClaimsEvaluation, ZeroValuesAreTestedOnTheLinearScale) {
+    TempDir tmp;
+    Claim c = better_claim(false, true);
+    auto v = evaluate_claim(
+        c, read_run_table(write_run(tmp, "z", two_groups({3e-3, 4e-3, 5e-3}, {0, 1e-4, 0}))));
+    EXPECT_EQ(v.verdict, "holds");
+    EXPECT_GT(v.p, 1e-3);
+    EXPECT_LT(v.p, 0.05);
+    EXPECT_EQ(v.test.find("log"), std::string::npos) << v.test;
+    EXPECT_EQ(v.ours.find("ratio"), std::string::npos) << v.ours;
+    ASSERT_FALSE(v.notes.empty());
+    EXPECT_NE(v.notes.back().find("≤ 0"), std::string::npos);
+    // No test at all still names itself.
+    v = evaluate_claim(c, read_run_table(write_run(tmp, "z1", two_groups({3e-3}, {0, 0}))));
+    EXPECT_EQ(v.verdict, "inconclusive");
+    EXPECT_FALSE(v.test.empty());
+}
+
 TEST(ClaimsEvaluation, NonInferiorityAndEquivalenceUseTheirMargins) {
     TempDir tmp;
     // Accuracy, higher is better, margin 0.005: a 0.002 below b with tiny spread is non-inferior;
