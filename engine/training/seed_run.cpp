@@ -396,13 +396,16 @@ bool SeedRun::observe(int step) {
     }
     update_.step = step;
     if (last) log_final_diagnostics(step);
+    // ICNN checkpoints and dwells go to disk before this log point's rows, so a kill between
+    // the two never leaves metrics ahead of the trajectory by more than one log interval.
+    if (log_now && !options_.out_dir.empty())
+        for (auto& s : slots_) persist_slot(s);
     const bool go_on = reporter_.report(where_.unit, update_);
     update_.points.clear();
     update_.spectra.clear();
     update_.traces.clear();
     update_.statuses.clear();
-    if (log_now && !options_.out_dir.empty()) {  // ICNN checkpoints and dwells: lost at most
-        for (auto& s : slots_) persist_slot(s);  // one log interval on a kill
+    if (log_now && !options_.out_dir.empty()) {
         // After this log point's rows, at most every save_state_seconds (the finished state
         // follows the last step anyway); a unit that cannot be resumed mid-way saves none.
         const auto now = std::chrono::steady_clock::now();
