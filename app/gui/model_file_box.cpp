@@ -209,8 +209,14 @@ bool ModelFileBox::apply(nlohmann::json& spec, QString* error) const {
     }
     const std::string init = initCombo_->currentData().toString().toStdString();
     if (mode_ == Mode::Backbone) {
-        spec["backbone"] = {
+        // The preset's backbone.freeze goes with the file (cf-linear-probe: a frozen backbone,
+        // whichever the user brings).
+        nlohmann::json backbone = {
             {"kind", "torchscript"}, {"script", path().toStdString()}, {"init", init}};
+        if (spec.contains("backbone") && spec["backbone"].is_object() &&
+            spec["backbone"].contains("freeze"))
+            backbone["freeze"] = spec["backbone"]["freeze"];
+        spec["backbone"] = backbone;
         return true;
     }
     const QStringList ticked = constrained();

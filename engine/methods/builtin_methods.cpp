@@ -123,7 +123,7 @@ std::vector<MethodInfo> builtin_methods() {
     // compared with each other (icnn-ablation): hues reused from the closed-form family, which
     // never shares a plot with them.
     return {
-        // Default step sizes: the presets' (Adam 1e-3 as METHODS.md's reference training).
+        // Default step sizes: the presets' (Adam 1e-3 as the reference training, docs/methods.md).
         gradient("sgd", "backbone and last layer by SGD (lr)", 0x1f77b4, "sgd", 0.05),
         gradient("adam", "backbone and last layer by Adam (lr)", 0xff7f0e, "adam", 1e-3),
         gradient("ce", "cross-entropy classifier trained by the spec's optimizer", 0x9467bd, "",

@@ -826,7 +826,9 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
     return out;
 }
 
-torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x) {
+torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x,
+                                  const std::string& dict_key, std::string* selector) {
+    if (selector) selector->clear();
     // Op by op: no fused kernels, no autodiff subgraphs, the autograd of the same eager ops.
     torch::jit::GraphOptimizerEnabledGuard plain(false);
     c10::IValue out;
@@ -837,9 +839,42 @@ torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tenso
         throw std::runtime_error("forward failed: " + first_line(e) +
                                  (advice.empty() ? "" : " (" + advice + ")"));
     }
-    if (!out.isTensor())
-        throw std::runtime_error("forward returned " + out.tagKind() + ", not a tensor");
-    return out.toTensor();
+    if (out.isTensor()) return out.toTensor();
+    if (out.isTuple() || out.isList()) {
+        const auto elements =
+            out.isTuple() ? out.toTupleRef().elements().vec() : out.toListRef().vec();
+        const std::string what = out.isTuple() ? "a tuple" : "a list";
+        if (elements.empty())
+            throw std::runtime_error("forward returned an empty " + what.substr(2) +
+                                     "; it must return a tensor");
+        if (!elements.front().isTensor())
+            throw std::runtime_error("forward returned " + what + " whose first element is " +
+                                     elements.front().tagKind() +
+                                     "; of a tuple or list LiftLab takes the first element, "
+                                     "which must be a tensor");
+        if (selector) *selector = "[0]";
+        return elements.front().toTensor();
+    }
+    if (out.isGenericDict()) {
+        std::string keys;
+        for (const auto& entry : out.toGenericDict()) {
+            const auto& k = entry.key();
+            const std::string name = k.isString() ? k.toStringRef() : "<" + k.tagKind() + ">";
+            if (k.isString() && name == dict_key) {
+                if (!entry.value().isTensor())
+                    throw std::runtime_error("forward returned a dict whose '" + dict_key +
+                                             "' entry is " + entry.value().tagKind() +
+                                             ", not a tensor");
+                if (selector) *selector = "[\"" + dict_key + "\"]";
+                return entry.value().toTensor();
+            }
+            if (keys.size() < 200) keys += (keys.empty() ? "" : ", ") + name;
+        }
+        throw std::runtime_error("forward returned a dict without the entry '" + dict_key +
+                                 "' (its keys: " + keys + "); of a dict LiftLab takes the '" +
+                                 dict_key + "' entry: put the tensor there, or return it alone");
+    }
+    throw std::runtime_error("forward returned " + out.tagKind() + ", not a tensor");
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> torchscript_parameters(

@@ -24,9 +24,15 @@ struct LoadedTorchScript {
 LoadedTorchScript load_torchscript(const std::string& path, const std::string& key);
 
 // forward(x) of `module`, run op by op (the graph executor's fusions and autodiff subgraphs off,
-// so the numbers are those of the same operations in eager code). Throws std::runtime_error when
-// forward throws or returns something that is not a tensor.
-torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x);
+// so the numbers are those of the same operations in eager code). What forward returns: a
+// tensor; of a tuple or list, its first element (the "(output, extras)" convention of
+// nn.LSTM, nn.MultiheadAttention and many users' models); of a dict, the entry `dict_key`
+// ("features" for a backbone, "energy" for an ICNN). Throws std::runtime_error when forward
+// throws or returns anything else. `selector`, when given, receives the TorchScript expression
+// that picks the tensor from forward's value ("", "[0]" or "[\"features\"]").
+torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x,
+                                  const std::string& dict_key = "features",
+                                  std::string* selector = nullptr);
 
 // Every parameter, with its dotted name, in the module's registration order (recursively).
 std::vector<std::pair<std::string, torch::Tensor>> torchscript_parameters(

@@ -91,6 +91,14 @@ struct BackboneSpec {
     std::string script;
     std::string init = "file";
     std::string script_sha256;
+    // Parameters kept fixed (nn/backbone_freeze.h), for every backbone kind: the spec key
+    // backbone.freeze is false (none but those a TorchScript file itself marks
+    // requires_grad=False), true (every one: a linear probe on fixed features), a list of dotted
+    // parameter names, or a regular expression matched against whole names. At most one of
+    // freeze_all, freeze_names and freeze_regex is set.
+    bool freeze_all = false;
+    std::vector<std::string> freeze_names;
+    std::string freeze_regex;
 };
 
 // The input-convex network of the ICNN family and its loss (docs/methods.md §3, §5).
@@ -242,6 +250,8 @@ struct ExperimentSpec {
 // one element with an empty suffix.
 std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec);
 
+// Whether backbone.freeze names any parameter (true, a list or a regular expression).
+bool freezes_backbone(const BackboneSpec& backbone);
 // True for the ICNN family's task kinds (icnn-ebm-1d, icnn-ebm-nd, cpflow-toy, cpflow-tabular).
 bool is_icnn_task(const std::string& kind);
 bool is_positivity_method(const std::string& name);

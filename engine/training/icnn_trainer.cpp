@@ -145,7 +145,8 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
     const int n_trace = std::min<int64_t>(spec.diagnostics.trace_coordinates, coords);
     if (n_trace > 0) {
         std::mt19937_64 rng(kTraceSeed);
-        const int64_t n_out = icnn_->constrained_shapes().back().back();
+        int64_t n_out = 1;  // the elements of the last constrained tensor (a scalar has one)
+        for (const int64_t size : icnn_->constrained_shapes().back()) n_out *= size;
         const int64_t out_start = coords - n_out;
         std::vector<int64_t> out_pool, hidden_pool;
         for (int64_t i = out_start; i < coords; ++i) out_pool.push_back(i);

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
@@ -10,6 +11,8 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+
+#include <unistd.h>
 
 #include "core/c_numbers.h"
 #include "core/compute_threads.h"
@@ -22,7 +25,10 @@
 #include "distributed/data_parallel_checks.h"
 #include "export/model_export.h"
 #include "icnn/script_icnn.h"
+#include "lastlayer/last_layer.h"
 #include "methods/method_registry.h"
+#include "nn/backbone_freeze.h"
+#include "nn/feature_backbone.h"
 #include "nn/torchscript_backbone.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
@@ -61,6 +67,13 @@ std::vector<std::string> final_metric_warnings(const std::map<std::string, doubl
 
 namespace {
 
+// This machine's memory (bytes; 8 GB when the system does not say).
+double physical_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return 8e9;
+    return static_cast<double>(pages) * static_cast<double>(page);
+}
+
 // The device the run trains on (spec.device resolved on this machine).
 torch::Device run_device(const ExperimentSpec& spec) {
     // auto: the ICNN family runs on the CPU even where CUDA is available (parse_spec refuses an
@@ -85,6 +98,7 @@ private:
     bool prepare_data();
     void load_data(const ExperimentSpec& spec);
     void check_user_models(const ExperimentSpec& spec);
+    void check_backbone(const ExperimentSpec& spec);
     void record_model_hashes();
     bool data_progress(double fraction);
     void create_folder();
@@ -106,6 +120,8 @@ private:
     nlohmann::json data_task_;  // the task the loaded data belongs to
     // SHA-256 of the users' TorchScript files as checked (backbone.script, icnn.script).
     std::map<std::string, std::string> model_hashes_;
+    // What backbone.freeze (and the model file) left fixed: spec.json's "backbone_freeze".
+    std::optional<nlohmann::json> freeze_record_;
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -156,6 +172,44 @@ void Run::load_data(const ExperimentSpec& spec) {
                             std::to_string(x.size(3)));
     }
     check_user_models(spec);
+    check_backbone(spec);
+}
+
+// The backbone of the backbone + last-layer methods, built once before a run folder exists:
+// backbone.freeze resolved against its parameter names (a name it does not have is a spec error)
+// and recorded for spec.json, and the closed forms that accumulate d × d statistics held to
+// this machine's memory (200 000 features would ask for a 320 GB Gram matrix).
+void Run::check_backbone(const ExperimentSpec& spec) {
+    const bool uses_backbone =
+        std::any_of(spec.methods.begin(), spec.methods.end(), [](const MethodSpec& m) {
+            const auto family = method_info(m.name).family;
+            return family == MethodFamily::Gradient || family == MethodFamily::ClosedForm;
+        });
+    if (!uses_backbone) return;
+    FreezeResolution freeze;
+    const auto backbone = make_backbone(spec.backbone, *data_, &freeze);
+    if (!freeze_record_) freeze_record_ = to_json(freeze);
+    const int64_t d = backbone->feature_dim();
+    const double gram_bytes = 2.0 * 8.0 * static_cast<double>(d + 1) * static_cast<double>(d + 1);
+    const double budget = 0.5 * physical_memory_bytes();
+    for (size_t i = 0; i < spec.methods.size(); ++i) {
+        const auto& info = method_info(spec.methods[i].name);
+        if (info.family != MethodFamily::ClosedForm || gram_bytes <= budget) continue;
+        const auto head = info.make_head(spec.methods[i], d, data_->output_dim());
+        const bool distributed = options_.communicator != nullptr;
+        if (!head->accumulates_gram() && !distributed) continue;
+        const auto gb = [](double bytes) { return std::to_string(std::llround(bytes / 1e9)); };
+        const std::string text =
+            spec.methods[i].label + ": the backbone" +
+            (spec.backbone.kind == "torchscript" ? " " + spec.backbone.script : "") + " gives " +
+            std::to_string(d) + " features, and " +
+            (distributed ? "a data-parallel closed form" : info.name) +
+            " keeps a (d+1) × (d+1) float64 Gram matrix of them (" + gb(gram_bytes) +
+            " GB with its Cholesky factor, more than half of this machine's " + gb(2 * budget) +
+            " GB); use cf-ridge or cf-prox with batch_size below d (their Woodbury path solves a "
+            "batch × batch system), or fewer features";
+        throw SpecError("methods[" + std::to_string(i) + "].name", text);
+    }
 }
 
 // A user's TorchScript model is checked on the run's data before a run folder exists: a file
@@ -222,6 +276,7 @@ void Run::create_folder() {
     const auto& first = sub_specs_.front().second;
     resolved["backbone"]["script_sha256"] = first.backbone.script_sha256;
     resolved["icnn"]["script_sha256"] = first.icnn.script_sha256;
+    if (freeze_record_) resolved["backbone_freeze"] = *freeze_record_;
     resolved["versions"] = version_info();
     resolved["data"] = {{"n_train", data_->n_train()},
                         {"n_test", data_->n_test()},

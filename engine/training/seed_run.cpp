@@ -125,6 +125,23 @@ void SeedRun::build_slots() {
     }
 }
 
+// A fully frozen backbone is the same fixed map for every method of the unit (the same file, or
+// the same seeded initialisation): its features of both splits are computed once, here, and
+// every method's steps and evaluations read them.
+void SeedRun::share_fixed_features() {
+    std::shared_ptr<const FixedFeatures> shared;
+    bool computed = false;
+    for (auto& s : slots_) {
+        auto* m = dynamic_cast<MethodTrainer*>(s.trainer.get());
+        if (!m || !m->linear_probe()) continue;
+        if (!computed) {
+            shared = m->compute_fixed_features(options_.stop);
+            computed = true;
+        }
+        if (shared) m->use_fixed_features(shared);
+    }
+}
+
 void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs) {
     if (!spec_.save_state || options_.out_dir.empty()) return;
     last_state_save_ = std::chrono::steady_clock::now();
@@ -231,10 +248,14 @@ void SeedRun::run() {
         return;
     }
     build_slots();
+    share_fixed_features();
     int first_step = 1;
     if (resumed) {
         restore(*resumed);
         first_step = resumed->step + 1;
+        // The fixed features' one spectrum, if any, is in the folder already.
+        const int first_spectrum = std::min(spec_.diagnostics.spectrum_every, spec_.steps);
+        fixed_spectrum_logged_ = first_spectrum > 0 && resumed->step >= first_spectrum;
     }
     std::vector<MethodRunSummary> starting;
     for (const auto& s : slots_) starting.push_back(s.summary);
@@ -394,6 +415,7 @@ bool SeedRun::observe(int step) {
         if (log_now && !log_metrics(s, step)) continue;
         log_diagnostics(s, step, spectrum_now, gain_now);
     }
+    if (spectrum_now && !fixed_spectrum_logged_) log_fixed_spectrum(step);
     update_.step = step;
     if (last) log_final_diagnostics(step);
     // ICNN checkpoints and dwells go to disk before this log point's rows, so a kill between
@@ -449,9 +471,34 @@ bool SeedRun::log_metrics(Slot& s, int step) {
     return true;
 }
 
+void SeedRun::log_fixed_spectrum(int step) {
+    // A fully frozen backbone: every method of this unit sees the same fixed features (same
+    // file or same seeded initialisation, evaluation mode), so their spectrum is computed once,
+    // at the first spectrum point, and stored once under kFrozenSpectrumLabel; each method gets
+    // its κ and effective rank at that step.
+    fixed_spectrum_logged_ = true;
+    SpectrumSummary sp;
+    bool found = false;
+    for (auto& s : slots_) {
+        if (!s.active || !s.probe || !s.probe->fixed_features()) continue;
+        if (!found) {
+            try {
+                sp = feature_spectrum(s.probe->probe_features(probes_.spectrum_x).front().features);
+            } catch (const std::exception&) {
+                return;  // a diagnostic that cannot be computed does not stop training
+            }
+            found = true;
+            update_.spectra.push_back(
+                {step, kFrozenSpectrumLabel + where_.suffix, seed_, sp.singular_values});
+        }
+        emit(s, step, "kappa", sp.kappa);
+        emit(s, step, "eff_rank", sp.effective_rank);
+    }
+}
+
 void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now) {
     try {
-        if (spectrum_now && s.probe)
+        if (spectrum_now && s.probe && !s.probe->fixed_features())
             for (const auto& f : s.probe->probe_features(probes_.spectrum_x)) {
                 const auto sp = feature_spectrum(f.features);
                 const std::string tag = f.name.empty() ? "" : "_" + f.name;
