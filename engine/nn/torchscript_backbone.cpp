@@ -46,7 +46,7 @@ std::vector<torch::Tensor> TorchScriptBackbone::parameters() {
 std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpec& spec,
                                                                const Dataset& data) {
     const std::string key = "backbone.script";
-    auto loaded = load_torchscript(spec.script, key);
+    auto loaded = load_torchscript(spec.script, key, spec.script_sha256);
     if (!spec.script_sha256.empty() && spec.script_sha256 != loaded.sha256)
         throw SpecError(
             "backbone.script_sha256",

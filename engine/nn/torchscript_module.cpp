@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/activity.h"
 #include "core/bounded_input.h"
 #include "core/errors.h"
 #include "core/sha256.h"
@@ -789,7 +790,9 @@ std::pair<torch::jit::Module, std::string> owner_of(const torch::jit::Module& mo
 
 }  // namespace
 
-LoadedTorchScript load_torchscript(const std::string& path, const std::string& key) {
+LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
+                                   const std::string& expected_sha256) {
+    const Activity loading(std::string(kTorchScriptLoadActivity) + " " + path);
     std::string bytes;
     try {
         bytes = read_regular_file(path, kMaxTorchScriptBytes);
@@ -798,6 +801,11 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
     }
     LoadedTorchScript out;
     out.sha256 = hex_sha256(bytes);
+    if (!expected_sha256.empty() && expected_sha256 != out.sha256)
+        throw SpecError(key + "_sha256", path + " has SHA-256 " + out.sha256 +
+                                             ", the spec records " + expected_sha256 +
+                                             " (the file changed; remove " + key +
+                                             "_sha256 to use it as it is)");
     bool damaged = false;
     const auto entries = zip_entries(bytes, damaged);
     if (damaged)
@@ -849,6 +857,7 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
 torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x) {
     // Op by op: no fused kernels, no autodiff subgraphs, the autograd of the same eager ops.
     torch::jit::GraphOptimizerEnabledGuard plain(false);
+    const Activity running(kTorchScriptForwardActivity);
     c10::IValue out;
     try {
         out = module.forward({x});

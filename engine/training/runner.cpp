@@ -9,8 +9,10 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
+#include "core/activity.h"
 #include "core/compute_threads.h"
 #include "core/device.h"
 #include "core/errors.h"
@@ -19,9 +21,8 @@
 #include "distributed/communicator.h"
 #include "distributed/data_parallel_checks.h"
 #include "export/model_export.h"
-#include "icnn/script_icnn.h"
 #include "methods/method_registry.h"
-#include "nn/torchscript_backbone.h"
+#include "nn/model_probe.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
 #include "training/resume.h"
@@ -93,6 +94,7 @@ private:
     nlohmann::json data_task_;  // the task the loaded data belongs to
     // SHA-256 of the users' TorchScript files as checked (backbone.script, icnn.script).
     std::map<std::string, std::string> model_hashes_;
+    std::set<std::string> checked_models_;  // model + data pairs checked (check_user_models)
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -112,6 +114,7 @@ bool Run::data_progress(double fraction) {
 }
 
 void Run::load_data(const ExperimentSpec& spec) {
+    const Activity activity("preparing the data (" + spec.task.kind + ")");
     const auto task = to_json(spec)["task"];
     if (!data_ || task != data_task_) {
         last_percent_ = -1;
@@ -147,18 +150,31 @@ void Run::load_data(const ExperimentSpec& spec) {
 
 // A user's TorchScript model is checked on the run's data before a run folder exists: a file
 // that is not TorchScript, a shape mismatch or a forward that throws is a spec error (exit 2).
+// The check runs in a child process (nn/model_probe.h): a crash, a hang or a model that eats the
+// memory is a spec error too, and a stop ends the child at once (DataCancelled). Each model and
+// data set is checked once per run (the sweep's sub-specs share the check).
 void Run::check_user_models(const ExperimentSpec& spec) {
-    const int64_t rows = std::min<int64_t>(4, data_->n_train());
-    if (spec.backbone.kind == "torchscript") {
-        BackboneSpec probe = spec.backbone;
-        probe.init = "file";  // the check draws nothing from the generators
-        model_hashes_[spec.backbone.script] = load_torchscript_backbone(probe, *data_)->sha256();
-    }
-    if (!spec.icnn.script.empty()) {
-        const auto x = data_->x_train.narrow(0, 0, rows).cpu();
-        if (x.dim() != 2)
-            throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
-        model_hashes_[spec.icnn.script] = TorchScriptIcnn::load(spec.icnn, x.size(1), x)->sha256();
+    const nlohmann::json task = to_json(spec)["task"];
+    try {
+        if (spec.backbone.kind == "torchscript") {
+            auto b = to_json(spec)["backbone"];
+            b.erase("script_sha256");  // recorded after the first check
+            const std::string what = b.dump() + task.dump();
+            if (checked_models_.insert(what).second)
+                model_hashes_[spec.backbone.script] =
+                    check_backbone_in_child(spec, *data_, options_.stop);
+        }
+        if (!spec.icnn.script.empty()) {
+            if (data_->x_train.dim() != 2)
+                throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
+            auto c = to_json(spec)["icnn"];
+            c.erase("script_sha256");
+            const std::string what = c.dump() + task.dump();
+            if (checked_models_.insert(what).second)
+                model_hashes_[spec.icnn.script] = check_icnn_in_child(spec, *data_, options_.stop);
+        }
+    } catch (const ModelProbeCancelled&) {
+        throw DataCancelled();  // as a stop during the data preparation: nothing is written
     }
 }
 

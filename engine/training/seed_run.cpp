@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/activity.h"
 #include "core/compute_threads.h"
 #include "core/errors.h"
 #include "core/path_component.h"
@@ -228,7 +229,18 @@ void SeedRun::run() {
         reporter_.finished(where_.unit, resumed->runs);
         return;
     }
-    build_slots();
+    // Long loops below (evaluation chunks, the spectrum, log Z, a flow fit) poll the run's stop
+    // flag and throw Stopped (core/activity.h).
+    const StopScope stop_scope(options_.stop);
+    const Activity activity("training seed " + std::to_string(seed_) +
+                            (where_.suffix.empty() ? "" : " (" + where_.suffix + ")"));
+    try {
+        build_slots();  // may fit a flow proposal: stopped like any other phase
+    } catch (const Stopped&) {
+        cancelled_ = true;
+        reporter_.finished(where_.unit, {});
+        return;
+    }
     int first_step = 1;
     if (resumed) {
         restore(*resumed);
@@ -273,6 +285,8 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     double loss;
     try {
         loss = s.trainer->step();
+    } catch (const Stopped&) {
+        return std::nullopt;  // a stop inside the step (a flow refit): the run stops next
     } catch (const CommunicationError&) {
         throw;  // every rank must stop, not just this method
     } catch (const std::exception& e) {
@@ -361,6 +375,7 @@ bool SeedRun::train_chunk(int first, int last) {
     for (int g = 1; g < groups_; ++g)
         pool.emplace_back([&, g] {
             torch::set_num_threads(1);
+            const StopScope stop_scope(options_.stop);
             run_group(g);
         });
     run_group(0);
@@ -387,13 +402,28 @@ bool SeedRun::observe(int step) {
         update_.statuses.clear();
         return go_on;
     }
-    for (auto& s : slots_) {
-        if (!s.active) continue;
-        if (log_now && !log_metrics(s, step)) continue;
-        log_diagnostics(s, step, spectrum_now, gain_now);
+    // A stop during the log point (a long evaluation, log Z, the spectrum) drops it whole: its
+    // rows are not written and the final metrics stay those of the previous log point.
+    std::vector<std::map<std::string, double>> finals;
+    for (const auto& s : slots_) finals.push_back(s.summary.final_metrics);
+    try {
+        const Activity activity("the log point at step " + std::to_string(step) +
+                                " (test metrics and diagnostics)");
+        for (auto& s : slots_) {
+            if (!s.active) continue;
+            if (log_now && !log_metrics(s, step)) continue;
+            log_diagnostics(s, step, spectrum_now, gain_now);
+        }
+        if (last) log_final_diagnostics(step);
+    } catch (const Stopped&) {
+        for (size_t i = 0; i < slots_.size(); ++i) slots_[i].summary.final_metrics = finals[i];
+        update_.points.clear();
+        update_.spectra.clear();
+        update_.traces.clear();
+        cancelled_ = true;
+        return false;
     }
     update_.step = step;
-    if (last) log_final_diagnostics(step);
     const bool go_on = reporter_.report(where_.unit, update_);
     update_.points.clear();
     update_.spectra.clear();
@@ -448,7 +478,12 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
     try {
         if (spectrum_now && s.probe)
             for (const auto& f : s.probe->probe_features(probes_.spectrum_x)) {
-                const auto sp = feature_spectrum(f.features);
+                std::ostringstream what;
+                what << "the feature spectrum of " << s.summary.method << " (" << f.features.size(0)
+                     << " × " << (f.features.dim() > 1 ? f.features.size(-1) : 1) << " features)";
+                const Activity activity(what.str());
+                const auto sp = feature_spectrum(spectrum_rows(f.features),
+                                                 [this] { return stop_requested(); });
                 const std::string tag = f.name.empty() ? "" : "_" + f.name;
                 emit(s, step, "kappa" + tag, sp.kappa);
                 emit(s, step, "eff_rank" + tag, sp.effective_rank);
@@ -465,6 +500,8 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
             emit(s, step, "one_step_gain", g.gain);
             emit(s, step, "one_step_kappa", g.kappa);
         }
+    } catch (const Stopped&) {
+        throw;  // observe drops the log point
     } catch (const std::exception&) {
         // A diagnostic that cannot be computed does not stop training.
     }
@@ -483,6 +520,8 @@ void SeedRun::log_final_diagnostics(int step) {
                 s.summary.final_metrics[k] = v;
                 update_.points.push_back({step, s.summary.method, seed_, k, v});
             }
+        } catch (const Stopped&) {
+            throw;  // observe drops the log point
         } catch (const std::exception&) {
             // A diagnostic that cannot be computed does not fail the run.
         }
