@@ -70,7 +70,7 @@ ChildOutcome run_child_process(const ChildOptions& o) {
     int answer[2] = {-1, -1}, log[2] = {-1, -1};
     if (::pipe2(answer, O_CLOEXEC) != 0 || ::pipe2(log, O_CLOEXEC) != 0) {
         const std::string why = std::strerror(errno);
-        close_fd(answer[0]), close_fd(answer[1]), close_fd(log[0]), close_fd(log[1]);
+        for (int* fd : {&answer[0], &answer[1], &log[0], &log[1]}) close_fd(*fd);
         throw std::runtime_error("cannot start a helper process: pipe: " + why);
     }
     pid_t pid = -1;
@@ -224,11 +224,12 @@ std::uint64_t physical_memory_bytes() {
     return static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(page);
 }
 
-std::string limit_this_process(std::uint64_t address_space_bytes, double seconds) {
+std::string limit_this_process(std::uint64_t address_space_bytes, double seconds, long parent) {
     std::string problems;
 #ifdef __linux__
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() == 1) ::_exit(125);  // the parent is already gone
+    if (parent > 0 && ::getppid() != static_cast<pid_t>(parent))
+        ::_exit(125);  // the parent died before the death signal was set
 #endif
     if (seconds > 0) ::alarm(static_cast<unsigned>(std::ceil(seconds)));
     if (address_space_bytes > 0) {

@@ -122,6 +122,9 @@ const char* phase_words(ProbePhase p) {
 nlohmann::json run_probe_child(nlohmann::json request, const std::vector<torch::Tensor>& inputs,
                                const std::string& path, const std::string& key,
                                const ModelProbeLimits& limits, const std::atomic<bool>* stop) {
+    // The reader's own checks first, here (no LibTorch code runs on the file in this process):
+    // a missing, damaged or hostile archive needs no child to be refused.
+    check_torchscript_archive(path, key);
     const Activity checking("checking " + path + " in a separate process");
     const double memory_gib = resolved_memory_gib(limits);
     ProbeRequestDir dir;
@@ -129,6 +132,7 @@ nlohmann::json run_probe_child(nlohmann::json request, const std::vector<torch::
     request["key"] = key;
     request["timeout_seconds"] = limits.timeout_seconds + kProbeAlarmMarginSeconds;
     request["memory_bytes"] = static_cast<std::uint64_t>(memory_gib * kGiB);
+    request["parent_pid"] = static_cast<long>(::getpid());
     {
         std::ofstream f(dir.path() + "/" + kProbeRequestFile, std::ios::binary);
         f << request.dump();
@@ -162,9 +166,11 @@ nlohmann::json run_probe_child(nlohmann::json request, const std::vector<torch::
     };
     if (c.end == ChildOutcome::End::TimedOut) {
         const std::string within = " within " + probe_number(limits.timeout_seconds, 3) + " s";
-        const std::string what = phase == ProbePhase::Forward ? "forward did not return" + within
-                                 : phase == ProbePhase::Load  ? "loading did not finish" + within
-                                                              : "the check did not finish" + within;
+        std::string what = "the check did not even start loading it" + within +
+                           " (a LibTorch process takes a second or more to start on a busy "
+                           "machine)";
+        if (phase == ProbePhase::Forward) what = "forward did not return" + within;
+        if (phase == ProbePhase::Load) what = "loading did not finish" + within;
         throw SpecError(key, path + ": " + what +
                                  " (probe_timeout_seconds; it ran in a separate process, which "
                                  "was stopped)");
@@ -245,9 +251,9 @@ int probe_child_main(int argc, char** argv) {
         const auto request = nlohmann::json::parse(read_probe_file(dir + "/" + kProbeRequestFile));
         key = request.at("key").get<std::string>();
         path = request.at("path").get<std::string>();
-        const std::string problem =
-            limit_this_process(request.at("memory_bytes").get<std::uint64_t>(),
-                               request.at("timeout_seconds").get<double>());
+        const std::string problem = limit_this_process(
+            request.at("memory_bytes").get<std::uint64_t>(),
+            request.at("timeout_seconds").get<double>(), request.value("parent_pid", 0L));
         if (!problem.empty())
             std::fprintf(stderr, "model check: cannot limit %s\n", problem.c_str());
         torch::set_num_threads(1);  // four rows; no thread pool to start

@@ -32,6 +32,12 @@ struct LoadedTorchScript {
 LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
                                    const std::string& expected_sha256 = "");
 
+// load_torchscript's own checks alone, without LibTorch (no module is made): what a file fails
+// here it fails in load_torchscript with the same SpecError. The model probe runs them in the
+// calling process before it starts a child (nn/model_probe.h).
+void check_torchscript_archive(const std::string& path, const std::string& key,
+                               const std::string& expected_sha256 = "");
+
 // forward(x) of `module`, run op by op (the graph executor's fusions and autodiff subgraphs off,
 // so the numbers are those of the same operations in eager code). Throws std::runtime_error when
 // forward throws or returns something that is not a tensor.
