@@ -230,8 +230,9 @@ void SeedRun::run() {
         return;
     }
     // Long loops below (evaluation chunks, the spectrum, log Z, a flow fit) poll the run's stop
-    // flag and throw Stopped (core/activity.h).
-    const StopScope stop_scope(options_.stop);
+    // flag and throw Stopped (core/activity.h) — not in a data-parallel run, whose ranks must
+    // stop at the same step (their collectives in the same order).
+    const StopScope stop_scope(mid_phase_stop());
     const Activity activity("training seed " + std::to_string(seed_) +
                             (where_.suffix.empty() ? "" : " (" + where_.suffix + ")"));
     try {
@@ -299,6 +300,10 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     s.loss_sum += loss;
     ++s.loss_count;
     return std::nullopt;
+}
+
+const std::atomic<bool>* SeedRun::mid_phase_stop() const {
+    return options_.communicator ? nullptr : options_.stop;
 }
 
 bool SeedRun::stop_requested() const {
@@ -375,7 +380,7 @@ bool SeedRun::train_chunk(int first, int last) {
     for (int g = 1; g < groups_; ++g)
         pool.emplace_back([&, g] {
             torch::set_num_threads(1);
-            const StopScope stop_scope(options_.stop);
+            const StopScope stop_scope(mid_phase_stop());
             run_group(g);
         });
     run_group(0);
@@ -482,8 +487,9 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
                 what << "the feature spectrum of " << s.summary.method << " (" << f.features.size(0)
                      << " × " << (f.features.dim() > 1 ? f.features.size(-1) : 1) << " features)";
                 const Activity activity(what.str());
-                const auto sp = feature_spectrum(spectrum_rows(f.features),
-                                                 [this] { return stop_requested(); });
+                const auto sp = feature_spectrum(spectrum_rows(f.features), [this] {
+                    return mid_phase_stop() && stop_requested();
+                });
                 const std::string tag = f.name.empty() ? "" : "_" + f.name;
                 emit(s, step, "kappa" + tag, sp.kappa);
                 emit(s, step, "eff_rank" + tag, sp.effective_rank);
