@@ -18,6 +18,7 @@
 #include "passive_openmp.h"
 
 #include "core/allocator_tuning.h"
+#include "nn/model_probe.h"
 
 #include "main_window.h"
 #include "method_palette.h"
@@ -46,6 +47,9 @@ extern "C" void onTerminationSignal(int signo) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `liftlab probe-model DIR` (hidden): the child process that checks a user's TorchScript file
+    // (engine/nn/model_probe.h) for the model box and the runs. First: no Qt, nothing else.
+    if (const auto code = liftlab::run_model_probe_if_asked(argc, argv)) return *code;
     liftlab::ensure_passive_openmp(argv);
     liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
     QApplication app(argc, argv);

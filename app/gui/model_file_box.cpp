@@ -14,7 +14,7 @@
 #include <QVBoxLayout>
 
 #include "core/error_text.h"
-#include "nn/torchscript_inspect.h"
+#include "nn/model_probe.h"
 
 namespace liftlab {
 
@@ -79,6 +79,10 @@ ModelFileBox::ModelFileBox(QWidget* parent) : QGroupBox(tr("Your model (TorchScr
     setMode(Mode::Hidden);
 }
 
+ModelFileBox::~ModelFileBox() {
+    if (cancelReading_) *cancelReading_ = true;
+}
+
 void ModelFileBox::setMode(Mode mode) {
     mode_ = mode;
     setVisible(mode != Mode::Hidden);
@@ -111,6 +115,9 @@ QString ModelFileBox::path() const {
 
 void ModelFileBox::inspect(const QString& path) {
     const int generation = ++generation_;
+    if (cancelReading_) *cancelReading_ = true;  // the older file's child is ended at once
+    cancelReading_ = std::make_shared<std::atomic<bool>>(false);
+    reading_ = false;
     names_.clear();
     error_.clear();
     parameters_->clear();
@@ -126,18 +133,21 @@ void ModelFileBox::inspect(const QString& path) {
     reading_ = true;
     status_->setText(tr("Reading %1 …").arg(path));
     status_->setStyleSheet(QString());
-    // Loading a TorchScript archive can take seconds for a big model: a worker reads it and
-    // hands back plain values.
+    // Loading a TorchScript archive can take seconds for a big model, and a hostile file may
+    // crash or hang LibTorch: a worker has a child process read it and hands back plain values.
     QPointer<ModelFileBox> self(this);
     const std::string file = path.toStdString();
-    QThread* worker = QThread::create([self, generation, file] {
+    const auto cancel = cancelReading_;
+    QThread* worker = QThread::create([self, generation, file, cancel] {
         QStringList names, shapes;
         QString error;
         try {
-            for (const auto& p : inspect_torchscript(file, "model")) {
+            for (const auto& p : inspect_torchscript_in_child(file, "model", {}, cancel.get())) {
                 names << QString::fromStdString(p.name);
                 shapes << shapeText(p.shape);
             }
+        } catch (const ModelProbeCancelled&) {
+            return;  // another file was picked, or the box is gone
         } catch (const std::exception& e) {
             error = QString::fromStdString(error_message(e));
         }

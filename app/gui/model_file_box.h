@@ -1,10 +1,14 @@
 // "Your model" in the experiment form (docs/your-model.md): a TorchScript file picked
-// by the user, read on a worker thread (a big file never blocks the window), its parameters
-// listed. Two modes, set by the preset: a backbone for the backbone + last-layer methods, or an
-// ICNN for the energy models, whose parameters the user ticks as the non-negative ones.
+// by the user, read on a worker thread (a big file never blocks the window) by a child process
+// (engine/nn/model_probe.h: a file that crashes or hangs LibTorch is only refused), its parameters
+// listed. Picking another file, or closing the box, ends the reading at once. Two modes, set by the
+// preset: a backbone for the backbone + last-layer methods, or an ICNN for the energy models, whose
+// parameters the user ticks as the non-negative ones.
 #pragma once
 #include <QGroupBox>
 #include <QStringList>
+#include <atomic>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 class QComboBox;
@@ -19,6 +23,7 @@ class ModelFileBox : public QGroupBox {
 public:
     enum class Mode { Hidden, Backbone, Icnn };
     explicit ModelFileBox(QWidget* parent = nullptr);
+    ~ModelFileBox() override;  // ends a reading under way (its child process)
 
     void setMode(Mode mode);
     Mode mode() const { return mode_; }
@@ -56,7 +61,8 @@ private:
     QListWidget* parameters_ = nullptr;
     QStringList names_;
     QString error_;
-    int generation_ = 0;  // results of an older file are dropped
+    int generation_ = 0;                                // results of an older file are dropped
+    std::shared_ptr<std::atomic<bool>> cancelReading_;  // of the reading under way
     bool reading_ = false;
 };
 

@@ -22,7 +22,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 std::shared_ptr<TorchScriptIcnn> TorchScriptIcnn::load(const IcnnSpec& spec, int64_t input_dim,
                                                        const torch::Tensor& probe) {
-    auto loaded = load_torchscript(spec.script, "icnn.script");
+    auto loaded = load_torchscript(spec.script, "icnn.script", spec.script_sha256);
     if (!spec.script_sha256.empty() && spec.script_sha256 != loaded.sha256)
         throw SpecError("icnn.script_sha256",
                         spec.script + " has SHA-256 " + loaded.sha256 + ", the spec records " +

@@ -62,7 +62,7 @@ std::vector<std::pair<std::string, torch::Tensor>> TorchScriptBackbone::named_pa
 std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpec& spec,
                                                                const Dataset& data) {
     const std::string key = "backbone.script";
-    auto loaded = load_torchscript(spec.script, key);
+    auto loaded = load_torchscript(spec.script, key, spec.script_sha256);
     if (!spec.script_sha256.empty() && spec.script_sha256 != loaded.sha256)
         throw SpecError(
             "backbone.script_sha256",

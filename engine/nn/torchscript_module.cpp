@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/activity.h"
 #include "core/bounded_input.h"
 #include "core/error_text.h"
 #include "core/errors.h"
@@ -770,23 +771,51 @@ std::pair<torch::jit::Module, std::string> owner_of(const torch::jit::Module& mo
 
 }  // namespace
 
-LoadedTorchScript load_torchscript(const std::string& path, const std::string& key) {
+namespace {
+
+// The reader's own checks, before any LibTorch code sees the bytes: a regular file of at most
+// kMaxTorchScriptBytes (its SHA-256 the expected one, when given) holding a zip archive whose
+// directory, sizes and entries are consistent. Returns the bytes and their zip entries.
+std::string read_checked_archive(const std::string& path, const std::string& key,
+                                 const std::string& expected_sha256, std::string& sha256,
+                                 std::vector<ZipEntry>& entries) {
     std::string bytes;
     try {
         bytes = read_regular_file(path, kMaxTorchScriptBytes);
     } catch (const DataError& e) {
         throw SpecError(key, e.what());
     }
-    LoadedTorchScript out;
-    out.sha256 = hex_sha256(bytes);
+    sha256 = hex_sha256(bytes);
+    if (!expected_sha256.empty() && expected_sha256 != sha256)
+        throw SpecError(key + "_sha256", path + " has SHA-256 " + sha256 + ", the spec records " +
+                                             expected_sha256 + " (the file changed; remove " + key +
+                                             "_sha256 to use it as it is)");
     bool damaged = false;
-    const auto entries = zip_entries(bytes, damaged);
+    entries = zip_entries(bytes, damaged);
     if (damaged)
         throw SpecError(key, path +
                                  ": not a TorchScript archive: its zip directory is damaged (its "
                                  "entry count, offsets or signatures do not match)");
     check_declared_sizes(entries, bytes, path, key);
     check_entries(entries, bytes, path, key);
+    return bytes;
+}
+
+}  // namespace
+
+void check_torchscript_archive(const std::string& path, const std::string& key,
+                               const std::string& expected_sha256) {
+    std::string sha256;
+    std::vector<ZipEntry> entries;
+    read_checked_archive(path, key, expected_sha256, sha256, entries);
+}
+
+LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
+                                   const std::string& expected_sha256) {
+    const Activity loading(std::string(kTorchScriptLoadActivity) + " " + path);
+    LoadedTorchScript out;
+    std::vector<ZipEntry> entries;
+    std::string bytes = read_checked_archive(path, key, expected_sha256, out.sha256, entries);
     hide_debug_pickles(bytes, entries);
     std::istringstream stream(bytes);
     try {
@@ -831,6 +860,7 @@ torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tenso
     if (selector) selector->clear();
     // Op by op: no fused kernels, no autodiff subgraphs, the autograd of the same eager ops.
     torch::jit::GraphOptimizerEnabledGuard plain(false);
+    const Activity running(kTorchScriptForwardActivity);
     c10::IValue out;
     try {
         out = module.forward({x});

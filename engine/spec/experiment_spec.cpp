@@ -545,6 +545,11 @@ void check_run_settings(const ExperimentSpec& s) {
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
     require(s.save_state_seconds >= 0 && std::isfinite(s.save_state_seconds), "save_state_seconds",
             "must be a non-negative number of seconds");
+    require(s.probe_timeout_seconds > 0 && s.probe_timeout_seconds <= 86400,
+            "probe_timeout_seconds", "must be a number of seconds in (0, 86400]");
+    // Below 1 GiB of address space a LibTorch process cannot even start its threads.
+    require(s.probe_memory_gib == 0 || (s.probe_memory_gib >= 1 && s.probe_memory_gib <= 65536),
+            "probe_memory_gib", "must be 0 (half the machine's memory) or between 1 and 65536 GiB");
 }
 
 // The built-in ICNN's own settings (icnn.architecture liftlab): refused where nothing reads them.
@@ -688,6 +693,8 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("export_models", s.export_models);
     r.read("save_state", s.save_state);
     r.read("save_state_seconds", s.save_state_seconds);
+    r.read("probe_timeout_seconds", s.probe_timeout_seconds);
+    r.read("probe_memory_gib", s.probe_memory_gib);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
@@ -833,6 +840,8 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"export_models", s.export_models},
             {"save_state", s.save_state},
             {"save_state_seconds", s.save_state_seconds},
+            {"probe_timeout_seconds", s.probe_timeout_seconds},
+            {"probe_memory_gib", s.probe_memory_gib},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
             {"diagnostics",
              {{"spectrum_every", s.diagnostics.spectrum_every},

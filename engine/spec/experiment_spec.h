@@ -242,6 +242,11 @@ struct ExperimentSpec {
     // parameter and optimizer moment: saving one at each log point cost 30 % of a lifter run);
     // 0: at every log point. A resume repeats at most this much training.
     double save_state_seconds = 30.0;
+    // A user's TorchScript file (backbone.script, icnn.script) is loaded, checked and run on its
+    // probe batch in a child process (nn/model_probe.h) that is stopped after this many seconds
+    // and may use at most probe_memory_gib GiB of address space (0: half the machine's memory).
+    double probe_timeout_seconds = 60.0;
+    double probe_memory_gib = 0.0;
     SweepSpec sweep;
     DiagnosticsSpec diagnostics;
 };

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/activity.h"
 #include "core/stopwatch.h"
 #include "diagnostics/cross_covariance.h"
 #include "ebm/log_concave_targets.h"
@@ -348,6 +349,7 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     };
     std::vector<torch::Tensor> iterates, grads_slack, grads_theta;
     for (int b = 0; b < B; ++b) {
+        throw_if_stopped();
         const auto xb = probe_batch(probe);
         if (strategy.reads_independent_batch())
             strategy.set_independent_batch(probe_batch(probe_independent));

@@ -1,5 +1,6 @@
 #include "training/method_trainer.h"
 
+#include "core/activity.h"
 #include "core/stopwatch.h"
 #include "distributed/communicator.h"
 #include "distributed/statistics_all_reduce.h"
@@ -154,6 +155,7 @@ void MethodTrainer::refresh_full_data() {
     const auto [begin, end] = comm_ ? rank_share(data_.n_train(), *comm_)
                                     : std::pair<int64_t, int64_t>{0, data_.n_train()};
     for (int64_t start = begin; start < end; start += kEvalChunk) {
+        throw_if_stopped();
         const int64_t len = std::min(kEvalChunk, end - start);
         const auto f = flatten_rows(chunk_features(data_.x_train, start, len));
         stats.add(with_bias_column(f), flatten_rows(data_.y_train.narrow(0, start, len)));
@@ -308,6 +310,7 @@ torch::Tensor MethodTrainer::flat_features(const torch::Tensor& x) {
     EvaluationMode eval(*backbone_, !linear_probe_);
     std::vector<torch::Tensor> parts;
     for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+        throw_if_stopped();
         const int64_t len = std::min(kEvalChunk, x.size(0) - start);
         parts.push_back(flatten_rows(backbone_->features(x.narrow(0, start, len))));
     }
@@ -322,6 +325,7 @@ std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x,
     double sq_sum = 0, ce_sum = 0, rel_sum = 0;
     int64_t correct = 0;
     for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+        throw_if_stopped();
         const int64_t len = std::min(kEvalChunk, x.size(0) - start);
         const auto yc = y.narrow(0, start, len);
         const auto pred =

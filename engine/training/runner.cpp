@@ -10,10 +10,12 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include <unistd.h>
 
+#include "core/activity.h"
 #include "core/c_numbers.h"
 #include "core/compute_threads.h"
 #include "core/device.h"
@@ -29,6 +31,7 @@
 #include "methods/method_registry.h"
 #include "nn/backbone_freeze.h"
 #include "nn/feature_backbone.h"
+#include "nn/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
@@ -122,6 +125,7 @@ private:
     std::map<std::string, std::string> model_hashes_;
     // What backbone.freeze (and the model file) left fixed: spec.json's "backbone_freeze".
     std::optional<nlohmann::json> freeze_record_;
+    std::set<std::string> checked_models_;  // model + data pairs checked (check_user_models)
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -141,6 +145,7 @@ bool Run::data_progress(double fraction) {
 }
 
 void Run::load_data(const ExperimentSpec& spec) {
+    const Activity activity("preparing the data (" + spec.task.kind + ")");
     const auto task = to_json(spec)["task"];
     if (!data_ || task != data_task_) {
         last_percent_ = -1;
@@ -214,18 +219,31 @@ void Run::check_backbone(const ExperimentSpec& spec) {
 
 // A user's TorchScript model is checked on the run's data before a run folder exists: a file
 // that is not TorchScript, a shape mismatch or a forward that throws is a spec error (exit 2).
+// The check runs in a child process (nn/model_probe.h): a crash, a hang or a model that eats the
+// memory is a spec error too, and a stop ends the child at once (DataCancelled). Each model and
+// data set is checked once per run (the sweep's sub-specs share the check).
 void Run::check_user_models(const ExperimentSpec& spec) {
-    const int64_t rows = std::min<int64_t>(4, data_->n_train());
-    if (spec.backbone.kind == "torchscript") {
-        BackboneSpec probe = spec.backbone;
-        probe.init = "file";  // the check draws nothing from the generators
-        model_hashes_[spec.backbone.script] = load_torchscript_backbone(probe, *data_)->sha256();
-    }
-    if (!spec.icnn.script.empty()) {
-        const auto x = data_->x_train.narrow(0, 0, rows).cpu();
-        if (x.dim() != 2)
-            throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
-        model_hashes_[spec.icnn.script] = TorchScriptIcnn::load(spec.icnn, x.size(1), x)->sha256();
+    const nlohmann::json task = to_json(spec)["task"];
+    try {
+        if (spec.backbone.kind == "torchscript") {
+            auto b = to_json(spec)["backbone"];
+            b.erase("script_sha256");  // recorded after the first check
+            const std::string what = b.dump() + task.dump();
+            if (checked_models_.insert(what).second)
+                model_hashes_[spec.backbone.script] =
+                    check_backbone_in_child(spec, *data_, options_.stop);
+        }
+        if (!spec.icnn.script.empty()) {
+            if (data_->x_train.dim() != 2)
+                throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
+            auto c = to_json(spec)["icnn"];
+            c.erase("script_sha256");
+            const std::string what = c.dump() + task.dump();
+            if (checked_models_.insert(what).second)
+                model_hashes_[spec.icnn.script] = check_icnn_in_child(spec, *data_, options_.stop);
+        }
+    } catch (const ModelProbeCancelled&) {
+        throw DataCancelled();  // as a stop during the data preparation: nothing is written
     }
 }
 

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/activity.h"
 #include "core/c_numbers.h"
 #include "core/compute_threads.h"
 #include "core/error_text.h"
@@ -247,8 +248,20 @@ void SeedRun::run() {
         reporter_.finished(where_.unit, resumed->runs);
         return;
     }
-    build_slots();
-    share_fixed_features();
+    // Long loops below (evaluation chunks, the spectrum, log Z, a flow fit) poll the run's stop
+    // flag and throw Stopped (core/activity.h) — not in a data-parallel run, whose ranks must
+    // stop at the same step (their collectives in the same order).
+    const StopScope stop_scope(mid_phase_stop());
+    const Activity activity("training seed " + std::to_string(seed_) +
+                            (where_.suffix.empty() ? "" : " (" + where_.suffix + ")"));
+    try {
+        build_slots();  // may fit a flow proposal: stopped like any other phase
+        share_fixed_features();
+    } catch (const Stopped&) {
+        cancelled_ = true;
+        reporter_.finished(where_.unit, {});
+        return;
+    }
     int first_step = 1;
     if (resumed) {
         restore(*resumed);
@@ -296,6 +309,8 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     double loss;
     try {
         loss = s.trainer->step();
+    } catch (const Stopped&) {
+        return std::nullopt;  // a stop inside the step (a flow refit): the run stops next
     } catch (const CommunicationError&) {
         throw;  // every rank must stop, not just this method
     } catch (const std::exception& e) {
@@ -308,6 +323,10 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     s.loss_sum += loss;
     ++s.loss_count;
     return std::nullopt;
+}
+
+const std::atomic<bool>* SeedRun::mid_phase_stop() const {
+    return options_.communicator ? nullptr : options_.stop;
 }
 
 bool SeedRun::stop_requested() const {
@@ -384,6 +403,7 @@ bool SeedRun::train_chunk(int first, int last) {
     for (int g = 1; g < groups_; ++g)
         pool.emplace_back([&, g] {
             torch::set_num_threads(1);
+            const StopScope stop_scope(mid_phase_stop());
             run_group(g);
         });
     run_group(0);
@@ -410,14 +430,29 @@ bool SeedRun::observe(int step) {
         update_.statuses.clear();
         return go_on;
     }
-    for (auto& s : slots_) {
-        if (!s.active) continue;
-        if (log_now && !log_metrics(s, step)) continue;
-        log_diagnostics(s, step, spectrum_now, gain_now);
+    // A stop during the log point (a long evaluation, log Z, the spectrum) drops it whole: its
+    // rows are not written and the final metrics stay those of the previous log point.
+    std::vector<std::map<std::string, double>> finals;
+    for (const auto& s : slots_) finals.push_back(s.summary.final_metrics);
+    try {
+        const Activity activity("the log point at step " + std::to_string(step) +
+                                " (test metrics and diagnostics)");
+        for (auto& s : slots_) {
+            if (!s.active) continue;
+            if (log_now && !log_metrics(s, step)) continue;
+            log_diagnostics(s, step, spectrum_now, gain_now);
+        }
+        if (last) log_final_diagnostics(step);
+    } catch (const Stopped&) {
+        for (size_t i = 0; i < slots_.size(); ++i) slots_[i].summary.final_metrics = finals[i];
+        update_.points.clear();
+        update_.spectra.clear();
+        update_.traces.clear();
+        cancelled_ = true;
+        return false;
     }
     if (spectrum_now && !fixed_spectrum_logged_) log_fixed_spectrum(step);
     update_.step = step;
-    if (last) log_final_diagnostics(step);
     // ICNN checkpoints and dwells go to disk before this log point's rows, so a kill between
     // the two never leaves metrics ahead of the trajectory by more than one log interval.
     if (log_now && !options_.out_dir.empty())
@@ -500,7 +535,13 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
     try {
         if (spectrum_now && s.probe && !s.probe->fixed_features())
             for (const auto& f : s.probe->probe_features(probes_.spectrum_x)) {
-                const auto sp = feature_spectrum(f.features);
+                std::ostringstream what;
+                what << "the feature spectrum of " << s.summary.method << " (" << f.features.size(0)
+                     << " × " << (f.features.dim() > 1 ? f.features.size(-1) : 1) << " features)";
+                const Activity activity(what.str());
+                const auto sp = feature_spectrum(spectrum_rows(f.features), [this] {
+                    return mid_phase_stop() && stop_requested();
+                });
                 const std::string tag = f.name.empty() ? "" : "_" + f.name;
                 emit(s, step, "kappa" + tag, sp.kappa);
                 emit(s, step, "eff_rank" + tag, sp.effective_rank);
@@ -517,6 +558,8 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
             emit(s, step, "one_step_gain", g.gain);
             emit(s, step, "one_step_kappa", g.kappa);
         }
+    } catch (const Stopped&) {
+        throw;  // observe drops the log point
     } catch (const std::exception&) {
         // A diagnostic that cannot be computed does not stop training.
     }
@@ -535,6 +578,8 @@ void SeedRun::log_final_diagnostics(int step) {
                 s.summary.final_metrics[k] = v;
                 update_.points.push_back({step, s.summary.method, seed_, k, v});
             }
+        } catch (const Stopped&) {
+            throw;  // observe drops the log point
         } catch (const std::exception&) {
             // A diagnostic that cannot be computed does not fail the run.
         }

@@ -87,6 +87,9 @@ private:
     void finish_slot(Slot& s, RunStatus status, int step, const std::string& reason);
     Ending train_slot(Slot& s, int step);
     bool stop_requested() const;
+    // The flag long phases poll inside a step or a log point (core/activity.h): the run's stop
+    // flag, or null in a data-parallel run (its ranks stop together, between steps).
+    const std::atomic<bool>* mid_phase_stop() const;
     // Trains steps first…last; false when the run was stopped.
     bool train_steps(int first, int last);
     bool train_chunk(int first, int last);

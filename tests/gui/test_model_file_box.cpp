@@ -146,3 +146,19 @@ TEST(ModelFileBox, ABadFileIsAMessageAndStartsNothing) {
     EXPECT_TRUE(window.session()->isRunning()) << window.statusText().toStdString();
     ASSERT_TRUE(finish(window));
 }
+
+TEST(ModelFileBox, ACrashWhileReadingIsAMessageAndTheWindowLivesOn) {
+    MainWindow window;
+    ASSERT_TRUE(window.selectPreset("cf-regression"));
+    auto* box = modelBox(window);
+    // The child that reads the file crashes as LibTorch would (a test hook raises SIGSEGV there).
+    qputenv("LIFTLAB_TEST_PROBE_CRASH", "SIGSEGV");
+    const bool read = pick(box, example("mlp_backbone.pt"));
+    qunsetenv("LIFTLAB_TEST_PROBE_CRASH");
+    ASSERT_TRUE(read);
+    EXPECT_FALSE(box->loaded());
+    EXPECT_TRUE(box->error().contains("LibTorch crashed on this file (SIGSEGV)"))
+        << box->error().toStdString();
+    ASSERT_TRUE(pick(box, example("mlp_backbone.pt")));  // this process is unharmed
+    EXPECT_TRUE(box->loaded());
+}
