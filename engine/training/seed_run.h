@@ -91,6 +91,8 @@ private:
     bool observe(int step);
     void emit(Slot& s, int step, const std::string& metric, double value);
     bool log_metrics(Slot& s, int step);
+    // spec log_initial: the untrained models' test metrics as step 0. False when cancelled.
+    bool log_initial_metrics();
     void log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now);
     void log_final_diagnostics(int step);
     void persist_slot(Slot& s);
