@@ -93,6 +93,9 @@ private:
     nlohmann::json data_task_;  // the task the loaded data belongs to
     // SHA-256 of the users' TorchScript files as checked (backbone.script, icnn.script).
     std::map<std::string, std::string> model_hashes_;
+    // The feature width a user's TorchScript backbone gave on the probe rows (spec.json records
+    // it in place of the preset's backbone.feature_dim, which such a backbone does not read).
+    int64_t script_feature_dim_ = 0;
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -152,7 +155,9 @@ void Run::check_user_models(const ExperimentSpec& spec) {
     if (spec.backbone.kind == "torchscript") {
         BackboneSpec probe = spec.backbone;
         probe.init = "file";  // the check draws nothing from the generators
-        model_hashes_[spec.backbone.script] = load_torchscript_backbone(probe, *data_)->sha256();
+        const auto backbone = load_torchscript_backbone(probe, *data_);
+        model_hashes_[spec.backbone.script] = backbone->sha256();
+        script_feature_dim_ = backbone->feature_dim();
     }
     if (!spec.icnn.script.empty()) {
         const auto x = data_->x_train.narrow(0, 0, rows).cpu();
@@ -209,6 +214,9 @@ void Run::create_folder() {
     const auto& first = sub_specs_.front().second;
     resolved["backbone"]["script_sha256"] = first.backbone.script_sha256;
     resolved["icnn"]["script_sha256"] = first.icnn.script_sha256;
+    // What ran: a TorchScript backbone's own feature width.
+    if (first.backbone.kind == "torchscript" && script_feature_dim_ > 0)
+        resolved["backbone"]["feature_dim"] = script_feature_dim_;
     resolved["versions"] = version_info();
     resolved["data"] = {{"n_train", data_->n_train()},
                         {"n_test", data_->n_test()},
