@@ -226,9 +226,11 @@ void ModelFileBox::showResult(const ModelProbeResult& result) {
                                  .arg(result.inputShape));
     } else {
         names_ = result.names;
-        status_->setText(tr("Accepted: inputs %1 → %2 · %n parameter tensor(s)", nullptr,
-                            static_cast<int>(names_.size()))
-                             .arg(result.inputShape, result.found));
+        status_->setText(tr("Accepted: inputs %1 → %2 · %3")
+                             .arg(result.inputShape, result.found,
+                                  names_.size() == 1
+                                      ? tr("1 parameter tensor")
+                                      : tr("%1 parameter tensors").arg(names_.size())));
         status_->setStyleSheet(QStringLiteral("color: #1e7b34;"));
         for (int i = 0; i < names_.size(); ++i) {
             auto* item = new QListWidgetItem(

@@ -359,7 +359,7 @@ TEST(WindowTrust, CompareKeepsColoursAndStylesAndReopensFromItsFile) {
     for (int i = RunView::TabCount; i < view->tabCount(); ++i)  // the cost bars compare
         EXPECT_TRUE(view->hasContent(i)) << view->tabKey(i).toStdString();
     view->setCurrentIndex(RunView::CurvesTab);
-    screenshot(window.get(), "compare");
+    screenshot(window.get(), "compare-eight-methods");
 
     // Saved, exported as one figure, reopened in a new window.
     const QString file = root.filePath("two-runs.liftlab-compare");
