@@ -42,7 +42,7 @@ namespace liftlab {
 
 namespace {
 
-constexpr int kAutoLogPoints = 20;    // "auto" aims at this many log points on a short run
+constexpr int kAutoLogPoints = 10;    // "auto" aims at this many log points on a short run
 constexpr int kMinPresetPoints = 10;  // the spec's own interval is kept from this many points on
 
 // Keys a run folder's spec.json records beside the spec (they do not change the run).

@@ -75,7 +75,8 @@ public:
 
     // The log interval "auto" picks for `steps` when the spec says `specLogEvery` over
     // `specSteps`: the spec's at its own length (or longer) or when it gives at least 10 points,
-    // else steps / 20 (at least 1), so a short run still draws a curve.
+    // else steps / 10 (at least 1), so a short run still draws a curve (each log point
+    // evaluates the test set: more would slow a short run on a large test set).
     static int autoLogEvery(int steps, int specSteps, int specLogEvery);
     // "0, 1, 2" or "0-4" → the seeds; false for anything else (negative, empty, not a number).
     static bool parseSeeds(const QString& text, std::vector<quint64>* seeds);

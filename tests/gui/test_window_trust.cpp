@@ -560,11 +560,11 @@ TEST(WindowTrust, ControlsInViewPausedWheelAndPresetSwitch) {
     EXPECT_EQ(presets->currentText(), "cf-fashion-mnist");
     EXPECT_EQ(steps->value(), 3000);
 
-    // cf-fashion-mnist logs every 250 steps: a 400-step run gets 20 points and a step-0 point.
+    // cf-fashion-mnist logs every 250 steps: a 400-step run gets 10 points and a step-0 point.
     auto* logEvery = window.findChild<QSpinBox*>(QStringLiteral("logEvery"));
     EXPECT_EQ(logEvery->value(), 250);
     typeInto(steps, "400");
-    EXPECT_EQ(logEvery->value(), 20);
+    EXPECT_EQ(logEvery->value(), 40);
     EXPECT_TRUE(window.findChild<QCheckBox*>(QStringLiteral("logInitial"))->isChecked());
 
     // Paused reads Paused in the status bar, and stays so while reports arrive.
