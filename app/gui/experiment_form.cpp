@@ -388,17 +388,22 @@ void ExperimentForm::onPresetChosen(int index) {
     loadSpec(preset->spec, QString());
 }
 
-bool ExperimentForm::loadRun(const QString& runDir, QString* error) {
-    nlohmann::json spec;
+bool ExperimentForm::readRunSpec(const QString& runDir, nlohmann::json* spec, QString* error) {
     const std::string file = runDir.toStdString() + "/" + run_folder::kSpec;
     try {
-        spec = read_json_file(file);
-        parse_spec(spec);  // a spec this LiftLab can run again
+        *spec = read_json_file(file);
+        parse_spec(*spec);  // a spec this LiftLab can run again
     } catch (const std::exception& e) {
         *error = QString::fromStdString(e.what());
         return false;
     }
-    for (const char* key : kRecordedKeys) spec.erase(key);
+    for (const char* key : kRecordedKeys) spec->erase(key);
+    return true;
+}
+
+bool ExperimentForm::loadRun(const QString& runDir, QString* error) {
+    nlohmann::json spec;
+    if (!readRunSpec(runDir, &spec, error)) return false;
     const QString name = QString::fromStdString(spec.value("name", std::string()));
     {
         const QSignalBlocker block(presetCombo_);

@@ -46,6 +46,10 @@ public:
     bool loadRun(const QString& runDir, QString* error);
     // The run folder the form was loaded from ("" for a preset).
     QString loadedRun() const { return loadedRun_; }
+    // A run folder's spec.json without what the folder records beside the spec (versions, data
+    // sizes, …): the spec that runs it again. False, with `error` naming the file and key, when
+    // it cannot be read or this LiftLab cannot run it.
+    static bool readRunSpec(const QString& runDir, nlohmann::json* spec, QString* error);
 
     void setSteps(int steps);
     int steps() const;

@@ -20,7 +20,6 @@
 #include <exception>
 
 #include "comparison_file.h"
-#include "core/bounded_input.h"
 #include "experiment_form.h"
 #include "lab_actions.h"
 #include "lab_palette.h"
@@ -388,14 +387,9 @@ bool MainWindow::openComparisonFile(const QString& file) {
 bool MainWindow::rerun() {
     if (session_->isRunning() || openedRun_.isEmpty()) return false;
     nlohmann::json spec;
-    try {
-        spec = read_json_file(openedRun_.toStdString() + "/" + run_folder::kSpec);
-        // What the run folder records beside the spec is written again by the new run.
-        for (const char* key :
-             {"versions", "data", "world_size", "shard", "merged_from", "device_used"})
-            spec.erase(key);
-    } catch (const std::exception& e) {
-        showMessage(tr("Cannot re-run: %1").arg(QString::fromStdString(e.what())), true);
+    QString error;
+    if (!ExperimentForm::readRunSpec(openedRun_, &spec, &error)) {
+        showMessage(tr("Cannot re-run: %1").arg(error), true);
         return false;
     }
     const QString title = tr("%1 — re-run of %2")
