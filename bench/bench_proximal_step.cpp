@@ -1,5 +1,5 @@
-// Cost of the closed-form proximal step relative to a plain gradient step (METHODS.md Part 1,
-// "Diagnostics: wall-clock cost of the solve"). For feature width d and batch n:
+// Cost of the closed-form proximal step relative to a plain gradient step (docs/methods.md §2.3,
+// the wall-clock cost of the solve). For feature width d and batch n:
 //   gradient step  forward + backward + Adam on backbone and a linear head (what `adam` does)
 //   prox step      the same θ step, then a no-grad forward and the float64 proximal solve
 //                  (backbone-first, the default order), with the solve forced through Cholesky

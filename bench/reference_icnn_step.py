@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """The same ICNN training steps as bench_icnn_step.cpp, in Debian's PyTorch (python3-torch).
 
-icnn-ebm-1d sizes and recipe (METHODS.md Part 2, issue 10): ICNN E(x) = w_out' z_3 + w_x x +
+icnn-ebm-1d sizes and recipe (docs/methods.md §3, issue 10): ICNN E(x) = w_out' z_3 + w_x x +
 0.01 x^2 with z_1 = softplus(W_0 x + b_0), z_{i+1} = softplus(Wz_i z_i + Wx_i x + b_i), width 128,
 3 layers; fresh Gumbel(0, 1) samples every step, batch 256; loss = mean E(x) + log Z, the training
 log Z by composite 8-node Gauss-Legendre on N nodes of [-5, 12] (float64, as LiftLab); Adam 1e-3,

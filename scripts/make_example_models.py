@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Writes the example TorchScript models of resources/models/ (README, "Bring your own model").
+"""Writes the example TorchScript models of resources/models/ (docs/your-model.md).
 
 Run with Debian's python3-torch:  /usr/bin/python3 scripts/make_example_models.py [OUT_DIR]
 

@@ -1,5 +1,5 @@
-// One bar per method for a scalar with a sign and a significance test, e.g. σ²_Jac (METHODS.md
-// Part 2, "Diagnostics"): the trace of the cross-covariance between the emitted weights θ̃_b and
+// One bar per method for a scalar with a sign and a significance test, e.g. σ²_Jac (docs/methods.md
+// §4.1): the trace of the cross-covariance between the emitted weights θ̃_b and
 // the gradients g_b over probe batches. Theorem 1 says removing any one lifter ingredient makes it
 // vanish, so the panel shows each bar against a zero line, with ± sd error bars (e.g. the sd of
 // the permutation null) and its permutation p-value written beyond the bar's end; bars with

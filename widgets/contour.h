@@ -1,5 +1,5 @@
 // Iso-lines of a function sampled on a regular grid, for the contour overlay of the loss
-// landscapes (METHODS.md, "Landscapes": loss on p* + α d1 + β d2 over a grid). Plain marching
+// landscapes (docs/methods.md §7: loss on p* + α d1 + β d2 over a grid). Plain marching
 // squares with linear interpolation along cell edges; pure maths on Qt containers, no plotting.
 #pragma once
 #include <QVector>

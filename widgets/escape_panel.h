@@ -1,4 +1,4 @@
-// Escape from the readout shoulder (METHODS.md Part 2, "Diagnostics"): a constrained weight is
+// Escape from the readout shoulder (docs/methods.md §4.2): a constrained weight is
 // θ = softplus(θ̃), and a coordinate is in the shoulder when sigmoid(θ̃) < 0.05, i.e.
 // θ̃ < log(0.05/0.95) ≈ −2.944, where softplus′ = sigmoid attenuates its update ≥ 20×.
 // One figure, three panels:

@@ -1,5 +1,5 @@
 // Distributions of a scalar over seeds per method, e.g. the final test loss of the CP-Flow "basin"
-// experiment (METHODS.md Part 2, "Diagnostics: Basins"): overlaid histograms on shared bins
+// experiment (docs/methods.md §7.3): overlaid histograms on shared bins
 // (semi-transparent fills under step outlines) and, below them on the same x axis, a strip with
 // one lane per method showing every value as a dot and the median as a bar — with 3–10 seeds per
 // method the individual values say more than the bins. Bins: Freedman–Diaconis on the pooled

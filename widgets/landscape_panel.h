@@ -1,5 +1,5 @@
-// Loss landscapes of an ICNN in its two coordinate systems, side by side (METHODS.md,
-// "Landscapes", after Li et al. 2018): left the θ-space of the effective constrained weights,
+// Loss landscapes of an ICNN in its two coordinate systems, side by side (docs/methods.md
+// §7, after Li et al. 2018): left the θ-space of the effective constrained weights,
 // right the lifted space (hypernetwork parameters φ and slack b). Each side is a 2-D slice
 // loss(p* + α d1 + β d2) sampled on a grid, drawn as a heatmap with a colour scale ("loss", log
 // by default when every value is > 0), iso-loss contours, a small cross on the grid minimum, and

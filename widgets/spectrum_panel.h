@@ -1,4 +1,4 @@
-// Singular values of the features (METHODS.md Part 1, "Diagnostics"), log scale against their
+// Singular values of the features (docs/methods.md §2.1), log scale against their
 // index: one curve per method at the step being shown, or every recorded step of one method
 // fading from light (early) to full colour (late) for a "spectrum over training" figure.
 #pragma once

@@ -1,4 +1,4 @@
-// The feature spectrum over training as a film (METHODS.md Part 1, "Diagnostics"): a
+// The feature spectrum over training as a film (docs/methods.md §2.1): a
 // SpectrumPanel showing every method's singular values σ₁ ≥ σ₂ ≥ … at one step, a slider over the
 // union of the steps any method recorded, Play/Pause (about 8 steps per second, stopping at the
 // last step) and a readout giving, per method at the shown step,

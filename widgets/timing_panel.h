@@ -1,6 +1,6 @@
 // What a training step costs, per method: wall-clock milliseconds per step as a bar split into
 // the closed-form solve and everything else (forward, backward, optimizer), with ± sd over seeds.
-// Shows whether the proximal or ridge solve is what makes a method slow (README: Benchmarks).
+// Shows whether the proximal or ridge solve is what makes a method slow (docs/benchmarks.md).
 #pragma once
 #include <QString>
 #include <QVector>

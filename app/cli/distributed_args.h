@@ -1,4 +1,4 @@
-// liftlab-cli's scale-out options (README "Beyond one machine"): where this process sits in a
+// liftlab-cli's scale-out options (docs/scale-out.md): where this process sits in a
 // data-parallel job, which slice of a sweep it runs, and the merge subcommand.
 #pragma once
 #include <string>

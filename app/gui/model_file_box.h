@@ -1,4 +1,4 @@
-// "Your model" in the experiment form (README "Bring your own model"): a TorchScript file picked
+// "Your model" in the experiment form (docs/your-model.md): a TorchScript file picked
 // by the user and checked at once against the experiment it is for (ModelProbe, on a worker): the
 // inputs the task gives it (n × 1 × 28 × 28), the features or energies it returns, and its
 // parameters; or the full error, in a box it can be copied from. Two modes, set by the preset: a

@@ -291,7 +291,7 @@ QWidget* RunView::buildAblationTab() {
     thetaBox_ = new QCheckBox(tr("un-contracted θ̃-gradient at a fixed iterate"), left);
     thetaBox_->setToolTip(
         tr("Off: σ²_Jac with g_b = ∂ℓ_b/∂b, the slack gradient at each probe batch's own "
-           "emitted θ̃_b (METHODS.md; a structural 0 without a slack). On: the separate "
+           "emitted θ̃_b (docs/methods.md §4.1; a structural 0 without a slack). On: the separate "
            "diagnostic with g_b = ∂ℓ_b/∂θ̃ at one fixed iterate, defined for every strategy"));
     ablation_ = new AblationPanel(left);
     ablation_->setValueLabel(QStringLiteral("σ²_Jac = tr Cov(θ̃_b, g_b)"));

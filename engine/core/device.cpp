@@ -20,7 +20,7 @@ torch::Device resolve_device(const std::string& name) {
             throw SpecError("device",
                             "cuda asked for, but this LibTorch sees no CUDA device (a CPU build, "
                             "or no GPU/driver); use cpu or auto, or build against a CUDA "
-                            "LibTorch (README: Building with CUDA)");
+                            "LibTorch (docs/cli.md, Device)");
         return torch::Device(torch::kCUDA, 0);
     }
     if (name == "auto")

@@ -4,7 +4,7 @@
 // every further tensor on the device of their data. The closed-form solves run wherever their
 // statistics are: LAPACK on the CPU, torch's Cholesky elsewhere (lastlayer/proximal_solve.cpp).
 // A CPU build of LibTorch (Debian's) has no CUDA device: `cuda` is then a spec error and `auto`
-// means cpu. README says how to build against a CUDA LibTorch.
+// means cpu. docs/cli.md ("Device") says how to build against a CUDA LibTorch.
 #pragma once
 #include <torch/torch.h>
 

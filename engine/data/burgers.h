@@ -1,5 +1,5 @@
-// Viscous Burgers data for operator learning (METHODS.md Part 1, Tasks: "Operator learning,
-// viscous Burgers"): u_t + (u²/2)_x = ν u_xx on periodic [0, 1), u0 ~ N(0, 625(−Δ + 25 I)⁻²),
+// Viscous Burgers data for operator learning (docs/methods.md §8.3):
+// u_t + (u²/2)_x = ν u_xx on periodic [0, 1), u0 ~ N(0, 625(−Δ + 25 I)⁻²),
 // learn u0 ↦ u(·, T). Solved pseudo-spectrally on a fine grid, returned subsampled to s points.
 //
 // Fourier convention used throughout: c_k = (1/N) Σ_j u(x_j) e^{−2πi k j/N} (torch::fft "forward"

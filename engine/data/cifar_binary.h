@@ -1,5 +1,5 @@
 // The CIFAR-10 / CIFAR-100 binary format, so users can bring those data sets
-// (METHODS.md Part 1, Tasks: Classification). Each record is [label byte(s)][3072 image bytes],
+// (docs/methods.md §8.5). Each record is [label byte(s)][3072 image bytes],
 // the image channel-major: 1024 red bytes (32 rows of 32), then 1024 green, then 1024 blue.
 // CIFAR-10 records carry 1 label byte; CIFAR-100 records carry 2 (coarse, then fine).
 #pragma once

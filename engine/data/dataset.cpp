@@ -61,7 +61,7 @@ std::string data_cache_dir(const TaskSpec& task) {
     return "";
 }
 
-// Classification: targets of the squared loss are one-hot rows (METHODS.md, "Classification").
+// Classification: targets of the squared loss are one-hot rows (docs/methods.md §1.8).
 Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
                                torch::Tensor x_test, torch::Tensor labels_test,
                                int64_t num_classes) {
@@ -155,7 +155,10 @@ Dataset make_icnn_dataset(const TaskSpec& task, const DataProgress& progress) {
                                target->sample(task.n_test, test_seed).unsqueeze(1));
     }
     if (task.kind == "cpflow-toy") {
-        auto make = task.target == "8gaussians" ? make_eight_gaussians : make_two_spirals;
+        auto make = task.target == "8gaussians"        ? make_eight_gaussians
+                    : task.target == "2spirals"        ? make_two_spirals
+                    : task.target == "8gaussians-demo" ? make_eight_gaussians_demo
+                                                       : make_two_spirals_demo;
         return density_dataset(make(task.n_train, task.data_seed), make(task.n_test, test_seed));
     }
     if (task.kind == "icnn-ebm-nd" && task.target == "fmnist-latents") {

@@ -49,8 +49,8 @@ std::string data_cache_dir(const TaskSpec& task);
 // The user's file or folder a task reads its data from ("" for generated data), for messages.
 std::string user_data_source(const TaskSpec& task);
 
-// Classification: one-hot targets of the squared loss beside the int64 labels (METHODS.md,
-// "Classification").
+// Classification: one-hot targets of the squared loss beside the int64 labels (docs/methods.md
+// §1.8).
 Dataset classification_dataset(torch::Tensor x_train, torch::Tensor labels_train,
                                torch::Tensor x_test, torch::Tensor labels_test,
                                int64_t num_classes);

@@ -1,5 +1,5 @@
 // The demand design of Hartford et al. 2017 (DeepIV), the Deep Feature Instrumental Variables
-// task of METHODS.md Part 1 (Tasks). Price P is endogenous: its noise V also drives the outcome
+// task of docs/methods.md §8.4. Price P is endogenous: its noise V also drives the outcome
 // noise e through ρ, so regressing Y on P is biased; the fuel-cost shock C is the instrument.
 #pragma once
 #include <torch/torch.h>

@@ -1,5 +1,4 @@
-// 32-D latents of Fashion-MNIST for the n-D log-concave EBM task (METHODS.md Part 2, Tasks:
-// Log-concave EBMs, n-D: "32-D latents of an autoencoder trained on Fashion-MNIST").
+// 32-D latents of Fashion-MNIST for the n-D log-concave EBM task (docs/methods.md §8.7).
 //
 // An MLP autoencoder, encoder 784 → 256 (ReLU) → latent_dim (linear), decoder latent_dim → 256
 // (ReLU) → 784 (sigmoid), is trained on the flattened training images (pixels in [0, 1]) with the

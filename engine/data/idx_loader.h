@@ -1,5 +1,5 @@
 // IDX files (the MNIST / Fashion-MNIST format), gzipped or plain, and the Fashion-MNIST data set
-// (METHODS.md Part 1, Tasks: Classification).
+// (docs/methods.md §8.5).
 #pragma once
 #include <torch/torch.h>
 

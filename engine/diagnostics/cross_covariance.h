@@ -1,5 +1,5 @@
 // σ²_Jac, the trace of the cross-covariance between the lifter's emitted pre-readout weights and
-// the loss gradient over probe batches, with a permutation test (METHODS.md Part 2, "Diagnostics").
+// the loss gradient over probe batches, with a permutation test (docs/methods.md §4.1).
 //   σ²_Jac = 1/(B−1) Σ_b ⟨θ̃_b − mean θ̃, g_b − mean g⟩   (signed)
 // Significance: the rows of `gradients` are shuffled relative to `iterates`; every shuffle gives a
 // statistic of the same form, and p = (1 + #{|perm| ≥ |obs|}) / (1 + permutations).

@@ -1,4 +1,4 @@
-// Singular-value spectrum of a feature matrix (METHODS.md Part 1, "Diagnostics").
+// Singular-value spectrum of a feature matrix (docs/methods.md §2.1).
 #pragma once
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-// Loss landscapes (METHODS.md Part 2, "Diagnostics"; Li et al. 2018, "Visualizing the Loss
+// Loss landscapes (docs/methods.md §7; Li et al. 2018, "Visualizing the Loss
 // Landscape of Neural Nets"): the loss on the plane p* + α d1 + β d2 through a centre p*, evaluated
 // on a grid.
 //

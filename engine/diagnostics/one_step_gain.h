@@ -1,4 +1,4 @@
-// One-step analysis (METHODS.md Part 1, "Diagnostics"). From the same last layer W₀ on a batch,
+// One-step analysis (docs/methods.md §2.2). From the same last layer W₀ on a batch,
 // compare the decrease of f(W) = ½||Y − ΦW||² + ½λ||W − W₀||² achieved by
 //   the closed-form step  W_cf = argmin f                        (the exact minimiser), and
 //   one gradient step     W_gd = W₀ − ∇f(W₀) / L,  L = σ_max²(Φ) + λ (the best fixed step).

@@ -1,4 +1,4 @@
-// Readout-shoulder statistics (METHODS.md Part 2, "Diagnostics"). With θ = softplus(θ̃) an update
+// Readout-shoulder statistics (docs/methods.md §4.2). With θ = softplus(θ̃) an update
 // of θ̃ reaches θ attenuated by softplus′(θ̃) = sigmoid(θ̃); a weight is "in the shoulder" when that
 // factor is ≤ 0.05 (attenuation ≥ 20×), i.e. θ̃ ≤ log(0.05/0.95) ≈ −2.944, θ ≤ −log 0.95 ≈ 0.0513.
 // For pgd (θ free, projected onto θ ≥ 0 after each step) it is θ == 0 exactly.

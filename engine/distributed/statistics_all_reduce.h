@@ -1,4 +1,4 @@
-// The exact distributed closed form (METHODS.md Part 1, "Solving"): ΦᵀΦ, ΦᵀY and n are sums over
+// The exact distributed closed form (docs/methods.md §1.7): ΦᵀΦ, ΦᵀY and n are sums over
 // samples, so summing each rank's statistics over ranks gives the statistics of the union batch,
 // and the solve that follows is the one-process solve. One float64 all-reduce of
 // (d+1)² + (d+1)k + 1 numbers per step, independent of the batch size.

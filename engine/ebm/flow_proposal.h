@@ -1,6 +1,5 @@
-// A learned importance-sampling proposal for n-D log Z (METHODS.md Part 2, Tasks: Log-concave
-// EBMs, n-D: "a learned flow proposal (e.g. RealNVP/affine coupling fitted by maximum likelihood
-// to the training data ...) is required"): a RealNVP-style affine-coupling normalising flow.
+// A learned importance-sampling proposal for n-D log Z (docs/methods.md §5.4,
+// §5.5): a RealNVP-style affine-coupling normalising flow.
 //
 // Map (data x → noise z), read left to right:
 //   standardise  u = (x − loc) ⊙ exp(−log_scale)          loc, log_scale from the data, trained

@@ -1,9 +1,9 @@
-// Monte-Carlo tools for n-D log-concave EBMs (METHODS.md Part 2, Tasks: Log-concave EBMs, n-D):
+// Monte-Carlo tools for n-D log-concave EBMs (docs/methods.md §5.2, §5.6):
 // self-normalised importance sampling of log Z = log ∫ exp(−E(x)) dx, its effective sample size
 // and standard error, and a Monte-Carlo total variation between a known target and a model.
 //
-// Proposal (the documented first version METHODS.md allows in place of the reference's
-// normalising-flow proposal): a moment-matched multivariate Gaussian or Student-t fitted to data
+// Proposal (docs/methods.md §5.3, the documented alternative to the reference's normalising-flow
+// proposal): a moment-matched multivariate Gaussian or Student-t fitted to data
 // samples (for an EBM: the training data, which the model is trained to match).
 //   gaussian:  q = N(μ, Σ) with μ, Σ the sample mean and (unbiased) covariance, Σ times `inflate`.
 //   student-t: q = t_ν(μ, S), the multivariate t with ν degrees of freedom, location μ and scale

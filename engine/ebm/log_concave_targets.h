@@ -1,4 +1,4 @@
-// The 1-D log-concave targets of METHODS.md Part 2 (Tasks: Log-concave EBMs, 1-D):
+// The 1-D log-concave targets of docs/methods.md §8.6:
 // Gumbel(0,1), Laplace(0,1), Gamma(2,1), Beta(2,5), HalfNormal(1), SkewNormal(0,1,4). Each knows
 // its exact log-density, a seeded float64 sampler, its CDF and moments (for tests), and the
 // quadrature range used for log Z and TV.
@@ -24,7 +24,8 @@ public:
     // n i.i.d. samples, shape {n}, float64; the same seed gives the same samples.
     virtual torch::Tensor sample(int64_t n, uint64_t seed) const = 0;
     // Range for quadrature (8000 points), chosen so it holds all but ~1e-8 of the mass, except
-    // Gumbel whose [−5, 12] is fixed by METHODS.md and misses ≈ 6.1e-6 above 12.
+    // Gumbel whose [−5, 12] is fixed by the recipe (docs/methods.md §8.6) and misses ≈ 6.1e-6
+    // above 12.
     virtual QuadratureRange range() const = 0;
     // Exact CDF P(X ≤ x), to measure how much mass `range()` leaves out.
     virtual double cdf(double x) const = 0;
@@ -38,7 +39,7 @@ public:
     std::string name() const override { return "gumbel"; }
     torch::Tensor log_density(const torch::Tensor& x) const override;
     torch::Tensor sample(int64_t n, uint64_t seed) const override;
-    // METHODS.md fixes [−5, 12]: mass below −5 is e^{−e^5} ≈ 1e-64, above 12 ≈ 6.1e-6.
+    // The recipe fixes [−5, 12]: mass below −5 is e^{−e^5} ≈ 1e-64, above 12 ≈ 6.1e-6.
     QuadratureRange range() const override { return {-5.0, 12.0}; }
     double cdf(double x) const override;
     double mean() const override;      // Euler–Mascheroni γ
@@ -116,7 +117,7 @@ public:
     double variance() const override;  // 1 − 2δ²/π
 };
 
-// The valid factory names, in METHODS.md order.
+// The valid factory names, in the order of docs/methods.md §8.6.
 std::vector<std::string> log_concave_target_names();
 
 // Builds a target by name; throws std::invalid_argument naming the valid choices otherwise.

@@ -1,4 +1,4 @@
-// The n-D log-concave targets of METHODS.md Part 2 (Tasks: Log-concave EBMs, n-D): Gaussian and
+// The n-D log-concave targets of docs/methods.md §8.7: Gaussian and
 // Gumbel products, a correlated Gaussian, and a Laplace product, in d = 1…32 dimensions. Each knows
 // its exact normalised log-density, a seeded float64 sampler and its first two moments (for tests
 // and for fitting importance-sampling proposals, ebm/importance.h).

@@ -1,4 +1,4 @@
-// 1-D quadrature for log-concave EBMs (METHODS.md Part 2, Tasks: Log-concave EBMs, 1-D):
+// 1-D quadrature for log-concave EBMs (docs/methods.md §5.1):
 // log Z = log ∫ exp(−E(x)) dx and TV = ½∫|p − q| dx by the trapezoid rule on a uniform grid.
 #pragma once
 #include <torch/torch.h>
@@ -7,7 +7,7 @@
 
 namespace liftlab {
 
-// METHODS.md: "8000 points over the target's range".
+// docs/methods.md §5.1: 8000 points over the target's range.
 constexpr int64_t kQuadraturePoints = 8000;
 
 // A closed interval [lo, hi] that holds (almost) all of a density's mass.

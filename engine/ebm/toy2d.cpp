@@ -21,6 +21,12 @@ constexpr double kSpiralTurnDegrees = 540.0;
 constexpr double kSpiralJitter = 0.5;
 constexpr double kSpiralDivisor = 3.0;
 constexpr double kSpiralNoiseStd = 0.1;
+// The reference sweep's scaling (toy2d.h): 8-Gaussians radius and noise; the spiral's radius
+// offset (r = t + π); its noise sd before the division by kSpiralDivisor.
+constexpr double kDemoRadius = 2.0;
+constexpr double kDemoEightNoiseStd = 0.1;
+constexpr double kDemoSpiralOffset = kPi;
+constexpr double kDemoSpiralNoiseStd = 0.1;
 
 }  // namespace
 
@@ -53,6 +59,31 @@ torch::Tensor make_two_spirals(int64_t n, uint64_t seed) {
     const auto arm = torch::stack({x, y}, /*dim=*/1);
     const auto clean = torch::cat({arm, -arm}, /*dim=*/0).narrow(0, 0, n) / kSpiralDivisor;
     return clean + kSpiralNoiseStd * torch::randn({n, 2}, gen, f64());
+}
+
+torch::Tensor eight_gaussians_demo_centres() {
+    const auto k = torch::arange(8, f64()) * (2.0 * kPi / 8.0);
+    return torch::stack({torch::cos(k), torch::sin(k)}, /*dim=*/1) * kDemoRadius;
+}
+
+torch::Tensor make_eight_gaussians_demo(int64_t n, uint64_t seed) {
+    check_sample_count(n, "make_eight_gaussians_demo");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const auto idx =
+        torch::randint(/*high=*/8, {n}, gen, torch::TensorOptions().dtype(torch::kLong));
+    const auto noise = torch::randn({n, 2}, gen, f64()) * kDemoEightNoiseStd;
+    return eight_gaussians_demo_centres().index_select(0, idx) + noise;
+}
+
+torch::Tensor make_two_spirals_demo(int64_t n, uint64_t seed) {
+    check_sample_count(n, "make_two_spirals_demo");
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    const int64_t m = (n + 1) / 2;
+    const auto t = torch::sqrt(torch::rand({m}, gen, f64())) * kSpiralTurnDegrees * kPi / 180.0;
+    const auto r = t + kDemoSpiralOffset;
+    const auto arm = torch::stack({-r * torch::cos(t), r * torch::sin(t)}, /*dim=*/1);
+    const auto clean = torch::cat({arm, -arm}, /*dim=*/0).narrow(0, 0, n);
+    return (clean + kDemoSpiralNoiseStd * torch::randn({n, 2}, gen, f64())) / kSpiralDivisor;
 }
 
 }  // namespace liftlab

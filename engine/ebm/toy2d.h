@@ -1,4 +1,4 @@
-// 2-D toy data for convex potential flows (METHODS.md Part 2, Tasks: Convex potential flows),
+// 2-D toy data for convex potential flows (docs/methods.md §8.8),
 // following the FFJORD/CP-Flow `toy_data` recipes. Seeded, shape {n, 2}, float64.
 #pragma once
 #include <torch/torch.h>
@@ -22,5 +22,18 @@ torch::Tensor eight_gaussians_centres();
 // (as in the reference), independently to every coordinate of every row. For odd n the arm has
 // ⌈n/2⌉ rows and the last negated row is dropped; rows i and i + ⌈n/2⌉ are mirror pairs.
 torch::Tensor make_two_spirals(int64_t n, uint64_t seed);
+
+// The scaling of the reference's 2-D CP-Flow sweep (luqigroup/lift
+// `scripts/experiments_cpflow_demo_2d_f1.py`, targets `8gaussians-demo` and `2spirals-demo`),
+// which differs from the FFJORD recipe above. 8-Gaussians: centres 2·(cos 2πk/8, sin 2πk/8),
+// k = 0 … 7 uniform, plus N(0, 0.1² I), no divisor.
+torch::Tensor make_eight_gaussians_demo(int64_t n, uint64_t seed);
+// The 8 centres of make_eight_gaussians_demo, shape {8, 2}, float64.
+torch::Tensor eight_gaussians_demo_centres();
+// 2-spirals: t = √U · 3π (540°), radius r = t + π, one arm (−r cos t, r sin t) of ⌈n/2⌉ rows
+// stacked with its negation (the last negated row dropped for odd n), then N(0, 0.1²) added to
+// every coordinate BEFORE the division by 3 (the noise sd is 0.1/3 in the data's units); no
+// uniform jitter.
+torch::Tensor make_two_spirals_demo(int64_t n, uint64_t seed);
 
 }  // namespace liftlab

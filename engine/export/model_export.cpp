@@ -104,7 +104,7 @@ torch::jit::Module icnn_module(IcnnImpl& icnn, const std::vector<torch::Tensor>&
     m.register_parameter("w_out", exported(constrained[nc - 1]), false);
     m.register_parameter("w_x", exported(free.back()), false);
     char quadratic[64];
-    std::snprintf(quadratic, sizeof quadratic, "%.17g", 0.5 * IcnnImpl::kQuadratic);
+    std::snprintf(quadratic, sizeof quadratic, "%.17g", 0.5 * icnn.quadratic());
     body +=
         "    return torch.linear(z, self.w_out).squeeze(1) + torch.linear(x, "
         "self.w_x).squeeze(1) + " +

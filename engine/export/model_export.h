@@ -1,4 +1,4 @@
-// The trained model as a TorchScript file (README "Bring your own model"): what a PyTorch user
+// The trained model as a TorchScript file (docs/your-model.md): what a PyTorch user
 // loads with torch.jit.load and calls, written to the run folder's models/ for every method and
 // seed that has one. Backbone + last layer: forward(x) → predictions (n × k, or n × s × k);
 // ICNN energy models: forward(x) → E(x) (n), with the weights the run evaluates (the lifter's

@@ -29,14 +29,29 @@ CpFlowImpl::CpFlowImpl(const CpFlowOptions& options) : options_(options) {
     if (options_.input_dim() < 1)
         throw std::invalid_argument("cp_flow: input_dim must be positive, got " +
                                     std::to_string(options_.input_dim()));
+    if (!options_.scales() && !(options_.quadratic() > 0))
+        throw std::invalid_argument(
+            "cp_flow: without the scales the ICNN's strong convexity c must be positive (the "
+            "Hessian's only floor)");
     icnn_ = register_module("icnn", Icnn(IcnnOptions(options_.input_dim())
                                              .width(options_.width())
                                              .layers(options_.layers())
-                                             .strategy(options_.strategy())));
+                                             .strategy(options_.strategy())
+                                             .quadratic(options_.quadratic())
+                                             .positivity(options_.positivity())));
+    if (!options_.scales()) return;
     // softplus(log(e − 1)) = 1: at init F = ICNN(x) + ||x||²/2.
     const double unit = std::log(std::exp(1.0) - 1.0);
     w0_ = register_parameter("w0", torch::full({}, unit));
     w1_ = register_parameter("w1", torch::full({}, unit));
+}
+
+torch::Tensor CpFlowImpl::quadratic_scale() const {
+    return options_.scales() ? torch::softplus(w0_) : torch::zeros({});
+}
+
+torch::Tensor CpFlowImpl::icnn_scale() const {
+    return options_.scales() ? torch::softplus(w1_) : torch::ones({});
 }
 
 void CpFlowImpl::check_input(const torch::Tensor& x) const {
@@ -45,10 +60,11 @@ void CpFlowImpl::check_input(const torch::Tensor& x) const {
         throw std::invalid_argument(
             "cp_flow: x must be " + want + ", got " +
             (x.defined() ? c10::str(x.sizes()) : std::string("an undefined tensor")));
-    if (x.scalar_type() != w0_.scalar_type())
+    const auto dtype = icnn_->free_parameters().front().scalar_type();
+    if (x.scalar_type() != dtype)
         throw std::invalid_argument(std::string("cp_flow: x has dtype ") +
                                     c10::toString(x.scalar_type()) + " but the module is " +
-                                    c10::toString(w0_.scalar_type()) +
+                                    c10::toString(dtype) +
                                     " (convert x or call module->to(dtype))");
 }
 
@@ -56,6 +72,7 @@ torch::Tensor CpFlowImpl::potential(const torch::Tensor& x,
                                     const std::vector<torch::Tensor>& constrained) {
     check_input(x);
     const auto energy = icnn_->energy_with_weights(x, constrained);
+    if (!options_.scales()) return energy;
     return torch::softplus(w1_) * energy + torch::softplus(w0_) * 0.5 * x.pow(2).sum(/*dim=*/1);
 }
 

@@ -1,10 +1,12 @@
-// The convex potential flow of METHODS.md Part 2 (Tasks: Convex potential flows), on the ICNN:
+// The convex potential flow of docs/methods.md §6.1, on the ICNN:
 //   F(x) = softplus(w1)·ICNN(x) + softplus(w0)·||x||²/2,   f = ∇F,
 //   log p(x) = log N(f(x); 0, I) + log det ∇²F(x).
+// Without the scales (CpFlowOptions::scales false, the reference's 2-D sweep) F = ICNN(x).
 // The ICNN is convex in x for every positivity strategy and carries (c/2)||x||², so ∇²F ⪰
-// (softplus(w0) + c·softplus(w1))·I is symmetric positive definite: f is a bijection of ℝ^d and
-// the log-det comes from a Cholesky factor. The Hessian is exact (d reverse passes through f), so
-// this is meant for small d (≲ 32).
+// (softplus(w0) + c·softplus(w1))·I (c·I without the scales, which needs c > 0) is symmetric
+// positive definite: f is a bijection of ℝ^d and the log-det comes from a Cholesky factor (in 2-D
+// the same number as the reference's closed form log(h₀₀h₁₁ − h₀₁²), to rounding). The Hessian is
+// exact (d reverse passes through f), so this is meant for small d (≲ 32).
 #pragma once
 #include <torch/torch.h>
 
@@ -21,6 +23,10 @@ struct CpFlowOptions {
     TORCH_ARG(int64_t, width) = 64;  // ICNN width
     TORCH_ARG(int64_t, layers) = 3;  // ICNN hidden layers
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
+    // The learned softplus(w1), softplus(w0) around the ICNN (icnn.flow_scales); false: F = ICNN.
+    TORCH_ARG(bool, scales) = true;
+    TORCH_ARG(double, quadratic) = 0.02;  // the ICNN's c (icnn.strong_convexity)
+    TORCH_ARG(PositivityOptions, positivity) = PositivityOptions{};  // the lifter's body
 };
 
 // Every method takes x of shape n × input_dim, in the dtype of the module's parameters (float32
@@ -50,7 +56,7 @@ public:
     torch::Tensor log_det_hessian(const torch::Tensor& x,
                                   const std::vector<torch::Tensor>& constrained);
     // log p(x) → (n), with θ emitted once for `conditioning_batch` (the loss batch when
-    // training; a fixed reference set for evaluation, METHODS.md Part 2).
+    // training; a fixed reference set for evaluation, docs/methods.md §3.3).
     torch::Tensor log_prob(const torch::Tensor& x, const torch::Tensor& conditioning_batch);
     torch::Tensor log_prob_with_weights(const torch::Tensor& x,
                                         const std::vector<torch::Tensor>& constrained);
@@ -61,9 +67,9 @@ public:
     void after_step() { icnn_->after_step(); }
     std::vector<torch::Tensor> weights(const torch::Tensor& batch) { return icnn_->weights(batch); }
 
-    // softplus(w0) and softplus(w1), both 1 at init (w = log(e − 1)).
-    torch::Tensor quadratic_scale() const { return torch::softplus(w0_); }
-    torch::Tensor icnn_scale() const { return torch::softplus(w1_); }
+    // softplus(w0) and softplus(w1), both 1 at init (w = log(e − 1)); 0 and 1 without the scales.
+    torch::Tensor quadratic_scale() const;
+    torch::Tensor icnn_scale() const;
 
     Icnn& icnn() { return icnn_; }
     const CpFlowOptions& options() const { return options_; }
@@ -81,8 +87,8 @@ private:
 
     CpFlowOptions options_;
     Icnn icnn_{nullptr};
-    torch::Tensor w0_;  // scalar, softplus(w0) weighs ||x||²/2
-    torch::Tensor w1_;  // scalar, softplus(w1) weighs the ICNN
+    torch::Tensor w0_;  // scalar, softplus(w0) weighs ||x||²/2 (undefined without the scales)
+    torch::Tensor w1_;  // scalar, softplus(w1) weighs the ICNN (undefined without the scales)
 };
 TORCH_MODULE(CpFlow);
 

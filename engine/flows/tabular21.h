@@ -1,5 +1,5 @@
-// A generated 21-D tabular data set standing in for HEPMASS (METHODS.md Part 2, Tasks: Convex
-// potential flows: "a CSV loader for user data, tested on a generated 21-D set").
+// A generated 21-D tabular data set standing in for HEPMASS (docs/methods.md §6.4,
+// §8.7): the CSV loader for user data is tested on it.
 //
 // Recipe (all constants fixed; the sample seed only drives the draws):
 //  1. z ~ Σ_k π_k N(μ_k, Σ_k) in ℝ^21, K = 3 components, π = (0.5, 0.3, 0.2).

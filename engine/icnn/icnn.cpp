@@ -28,6 +28,8 @@ IcnnImpl::IcnnImpl(const IcnnOptions& options) : options_(options) {
     }
     if (options_.input_dim() < 1 || options_.width() < 1 || options_.layers() < 1)
         throw std::invalid_argument("icnn: input_dim, width and layers must be positive");
+    if (!(options_.quadratic() >= 0))
+        throw std::invalid_argument("icnn: the strong convexity c must be non-negative");
     const int64_t d = options_.input_dim();
     const int64_t w = options_.width();
     input_layer_ = register_module("input_layer", xavier_linear(d, w));
@@ -40,7 +42,8 @@ IcnnImpl::IcnnImpl(const IcnnOptions& options) : options_(options) {
     torch::nn::init::xavier_uniform_(w_x);
     w_x_ = register_parameter("w_x", w_x);
     for (const auto& p : free_parameters()) free_shapes_.push_back(p.sizes().vec());
-    strategy_ = make_positivity(options_.strategy(), shapes_, free_shapes_, d);
+    strategy_ =
+        make_positivity(options_.strategy(), shapes_, free_shapes_, d, options_.positivity());
     register_module("positivity", strategy_);
     // Every tensor is emitted: the template is frozen (it receives no gradient and is unused).
     if (strategy_->emits_free())
@@ -69,7 +72,8 @@ void IcnnImpl::build_from_script() {
         }
         script_free_.push_back(register_parameter("script_free_" + std::to_string(i), t));
     }
-    strategy_ = make_positivity(options_.strategy(), shapes_, free_shapes_, options_.input_dim());
+    strategy_ = make_positivity(options_.strategy(), shapes_, free_shapes_, options_.input_dim(),
+                                options_.positivity());
     register_module("positivity", strategy_);
     if (options_.start_from_file()) strategy_->start_from(script.own_constrained());
     if (strategy_->emits_free())
@@ -125,7 +129,7 @@ torch::Tensor IcnnImpl::energy_with_weights(const torch::Tensor& x,
                             F::linear(x, free(2 + 2 * i), free(3 + 2 * i)));
     const auto out = F::linear(z, weights[nc - 1]).squeeze(1);
     const auto linear = F::linear(x, free(nf - 1)).squeeze(1);
-    return out + linear + 0.5 * kQuadratic * x.pow(2).sum(/*dim=*/1);
+    return out + linear + 0.5 * options_.quadratic() * x.pow(2).sum(/*dim=*/1);
 }
 
 torch::Tensor IcnnImpl::energy(const torch::Tensor& x, const torch::Tensor& conditioning_batch) {

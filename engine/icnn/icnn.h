@@ -1,6 +1,6 @@
-// The input-convex neural network of METHODS.md Part 2 ("ICNN"):
+// The input-convex neural network of docs/methods.md §3.1:
 //   z_1 = softplus(W_0 x + b_0),  z_{i+1} = softplus(Wz_i z_i + Wx_i x + b_i),
-//   E(x) = w_outᵀ z_L + w_xᵀ x + (c/2)||x||²,  c = 0.02.
+//   E(x) = w_outᵀ z_L + w_xᵀ x + (c/2)||x||²,  c = 0.02 by default (IcnnOptions::quadratic).
 // Convex in x because Wz_i ≥ 0 and w_out ≥ 0; those come from a PositivityStrategy. The
 // unconstrained tensors (W_0, b_0, Wx_i, b_i, w_x) are this module's own parameters — the
 // *template*, with the reference's init (Xavier weights, zero biases) — unless the strategy emits
@@ -27,6 +27,10 @@ struct IcnnOptions {
     TORCH_ARG(int64_t, width) = 128;
     TORCH_ARG(int64_t, layers) = 3;  // number of hidden z layers L
     TORCH_ARG(std::string, strategy) = positivity_name(PositivityMap::Lifted);
+    // c in the built-in formula's (c/2)||x||² (icnn.strong_convexity); kQuadratic by default.
+    TORCH_ARG(double, quadratic) = 0.02;
+    // The lifter family's body and pool_norm (icnn.lifter_body, icnn.lifter_pool_norm).
+    TORCH_ARG(PositivityOptions, positivity) = PositivityOptions{};
     // A user's TorchScript ICNN in place of the built-in formula (width and layers unused): its
     // constrained and free parameters become the weight list; `start_from_file`: pgd and softplus
     // start from its constrained values and its free tensors are trained from their values
@@ -81,7 +85,9 @@ public:
     PositivityStrategy& strategy() { return *strategy_; }
     const IcnnOptions& options() const { return options_; }
 
-    static constexpr double kQuadratic = 0.02;  // c in (c/2)||x||²: strong convexity floor
+    static constexpr double kQuadratic = 0.02;  // the default c in (c/2)||x||²
+    // c of this ICNN: its strong convexity floor, ∇²E ⪰ c·I.
+    double quadratic() const { return options_.quadratic(); }
 
 private:
     void build_from_script();

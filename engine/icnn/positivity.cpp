@@ -11,8 +11,6 @@
 namespace liftlab {
 
 namespace {
-constexpr int64_t kBodyHidden = 64;     // per-sample MLP width (METHODS.md, body h_φ)
-constexpr int64_t kBodyFeatures = 96;   // pooled feature vector h_φ(X)
 constexpr double kSlackInit = -2.0;     // slack b of a constrained readout → softplus ≈ 0.127
 constexpr double kConstantInit = -2.0;  // softplus-const's θ̃
 constexpr double kFoldedNormalFloor = 1e-6;  // softplus⁻¹ of the folded-normal draw, floored
@@ -24,10 +22,20 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
     return n;
 }
 
-// |N(0, π/(2 n_in))| with n_in the last dimension (METHODS.md: the positive init).
+// |N(0, π/(2 n_in))| with n_in the last dimension (docs/methods.md §3.2: the positive init).
 torch::Tensor folded_normal(const std::vector<int64_t>& shape) {
     const double n_in = static_cast<double>(shape.back());
     return (torch::randn(shape) * std::sqrt(kPi / (2.0 * n_in))).abs();
+}
+
+// One N(0, sd²) draw per element of each shape, in order, as flat vectors: the same values for
+// every strategy given the same generator state (PositivityStrategy::perturb_init).
+std::vector<torch::Tensor> init_noise_draws(const TensorShapes& shapes, double sd,
+                                            at::Generator& gen) {
+    std::vector<torch::Tensor> out;
+    for (const auto& shape : shapes)
+        out.push_back(torch::randn({numel_of(shape)}, gen, torch::kFloat32) * sd);
+    return out;
 }
 
 void check_shapes(const TensorShapes& shapes) {
@@ -52,6 +60,11 @@ std::vector<torch::Tensor> PositivityStrategy::readout(
     return out;
 }
 
+void PositivityStrategy::perturb_init(double /*sd*/, at::Generator& /*gen*/) {
+    throw std::invalid_argument(
+        "positivity: this strategy has no pre-positivity parameter to perturb (init_noise)");
+}
+
 // ---- pgd -------------------------------------------------------------------------------------
 
 PgdPositivity::PgdPositivity(TensorShapes shapes) : PositivityStrategy(std::move(shapes), {}) {
@@ -67,6 +80,13 @@ std::vector<torch::Tensor> PgdPositivity::pre_readout(const torch::Tensor& /*bat
 void PgdPositivity::start_from(const std::vector<torch::Tensor>& theta) {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < theta_.size(); ++i) theta_[i].copy_(theta.at(i).clamp_min(0.0));
+}
+
+void PgdPositivity::perturb_init(double sd, at::Generator& gen) {
+    const auto noise = init_noise_draws(shapes_, sd, gen);
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_.size(); ++i) theta_[i].add_(noise[i].view_as(theta_[i]));
+    after_step();  // the projection the reference applies right after its perturbation
 }
 
 void PgdPositivity::after_step() {
@@ -96,6 +116,16 @@ void SoftplusPositivity::start_from(const std::vector<torch::Tensor>& theta) {
     for (size_t i = 0; i < theta_tilde_.size(); ++i)
         theta_tilde_[i].copy_(torch::log(
             torch::expm1(theta.at(i).to(torch::kFloat32).clamp_min(kFoldedNormalFloor))));
+}
+
+void SoftplusPositivity::perturb_init(double sd, at::Generator& gen) {
+    if (init_ == Init::Constant)
+        throw std::invalid_argument(
+            "softplus-const: its constant θ̃ is the point of the variant (no init_noise)");
+    const auto noise = init_noise_draws(shapes_, sd, gen);
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_tilde_.size(); ++i)
+        theta_tilde_[i].add_(noise[i].view_as(theta_tilde_[i]));
 }
 
 std::vector<torch::Tensor> SoftplusPositivity::pre_readout(const torch::Tensor& /*batch*/) {
@@ -147,21 +177,34 @@ struct FactoredReadout : public torch::autograd::Function<FactoredReadout> {
 LifterPositivity::LifterPositivity(TensorShapes shapes, TensorShapes free_shapes,
                                    const LifterPositivityOptions& options)
     : PositivityStrategy(std::move(shapes), std::move(free_shapes)), options_(options) {
+    const auto& widths = options_.body_widths();
+    if (widths.empty())
+        throw std::invalid_argument("lifter: the body needs at least one layer width");
+    for (auto w : widths)
+        if (w < 1) throw std::invalid_argument("lifter: every body width must be positive");
+    const int64_t features = widths.back();
     if (options_.body()) {
-        body_ = torch::nn::Sequential(
-            torch::nn::Linear(options_.input_dim(), kBodyHidden), torch::nn::ReLU(),
-            torch::nn::Linear(kBodyHidden, kBodyHidden), torch::nn::ReLU(),
-            torch::nn::Linear(kBodyHidden, kBodyFeatures), torch::nn::ReLU());
+        // The layers are initialised last first: the order in which GCC evaluated the arguments
+        // of the variadic Sequential(Linear, ReLU, …) this replaced, so that a seed still draws
+        // the same lifter.
+        std::vector<torch::nn::Linear> layers(widths.size(), nullptr);
+        for (size_t i = widths.size(); i-- > 0;)
+            layers[i] = torch::nn::Linear(i == 0 ? options_.input_dim() : widths[i - 1], widths[i]);
+        body_ = torch::nn::Sequential();
+        for (auto& layer : layers) {
+            body_->push_back(layer);
+            body_->push_back(torch::nn::ReLU());
+        }
         register_module("body", body_);
     } else {
-        constant_h_ = register_parameter("constant_h", torch::randn({kBodyFeatures}));
+        constant_h_ = register_parameter("constant_h", torch::randn({features}));
     }
     const size_t n_constrained = shapes_.size();
     for (size_t i = 0; i < n_constrained + free_shapes_.size(); ++i) {
         const bool constrained = i < n_constrained;
         const auto& shape = constrained ? shapes_[i] : free_shapes_[i - n_constrained];
-        // Default Linear init (U(±1/√96) for weight and bias); the slack starts at −2.
-        torch::nn::Linear readout(torch::nn::LinearOptions(kBodyFeatures, numel_of(shape))
+        // Default Linear init (U(±1/√d_h) for weight and bias); the slack starts at −2.
+        torch::nn::Linear readout(torch::nn::LinearOptions(features, numel_of(shape))
                                       .bias(!constrained || options_.slack()));
         if (constrained && options_.slack()) {
             torch::NoGradGuard no_grad;
@@ -171,6 +214,14 @@ LifterPositivity::LifterPositivity(TensorShapes shapes, TensorShapes free_shapes
                                              : "free_readout_" + std::to_string(i - n_constrained);
         readouts_.push_back(register_module(name, readout));
     }
+}
+
+void LifterPositivity::perturb_init(double sd, at::Generator& gen) {
+    if (!options_.slack())
+        throw std::invalid_argument("lifter-noslack: there is no slack bias to draw (init_noise)");
+    const auto noise = init_noise_draws(shapes_, sd, gen);
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < shapes_.size(); ++i) readouts_[i]->bias.copy_(noise[i]);
 }
 
 void LifterPositivity::set_independent_batch(const torch::Tensor& independent_batch) {
@@ -194,7 +245,7 @@ torch::Tensor LifterPositivity::body_features(const torch::Tensor& batch) {
                                         std::to_string(options_.input_dim()));
         h = body_->forward(x.detach()).mean(/*dim=*/0);  // DeepSets: mean-pool over samples
     }
-    return pool_norm(h);
+    return options_.pool_norm() ? pool_norm(h) : h;
 }
 
 torch::Tensor pool_norm(const torch::Tensor& h) {

@@ -1,4 +1,4 @@
-// Positivity strategies for the ICNN's weights (METHODS.md Part 2, "Positivity strategies"): each
+// Positivity strategies for the ICNN's weights (docs/methods.md §3.2–§3.4): each
 // one owns its own trainable parameters and emits the non-negative constrained tensors θ (Wz_i,
 // w_out). The lifter family also emits every unconstrained ICNN tensor (W_0, b_0, Wx_i, b_i, w_x)
 // from the same batch code, so the ICNN template around it is frozen (the reference's
@@ -46,6 +46,14 @@ public:
     // The lifter family (every tensor emitted from its own init) and softplus-const (its
     // constant is the point of the variant) keep their init.
     virtual void start_from(const std::vector<torch::Tensor>& theta) {}
+    // The reference's symmetric initialisation (MethodSpec::init_noise): a per-element
+    // N(0, sd²) perturbation of the strategy's own pre-positivity parameter, drawn from `gen` as
+    // one vector per constrained tensor in the order of shapes(), so that every strategy given the
+    // same generator state draws the same values. pgd: θ += noise, projected; softplus:
+    // θ̃ += noise; the lifter family with a slack: the slack b of every constrained readout is
+    // replaced by the noise. Throws std::invalid_argument where the strategy has no such
+    // parameter (softplus-const, lifter-noslack).
+    virtual void perturb_init(double sd, at::Generator& gen);
     // Only lifter-decoupled reads this: the independent batch X′ its body is conditioned on,
     // replacing the batch passed to pre_readout(). Set it before each call; others ignore it.
     virtual void set_independent_batch(const torch::Tensor& independent_batch) {}
@@ -54,12 +62,12 @@ public:
     // The positivity map on the first constrained_count() entries (softplus, identity for pgd);
     // later entries (emitted free tensors) unchanged.
     std::vector<torch::Tensor> readout(const std::vector<torch::Tensor>& pre) const;
-    // true for pgd: θ̃ is θ itself and the shoulder is θ == 0 (METHODS.md, "Shoulder").
+    // true for pgd: θ̃ is θ itself and the shoulder is θ == 0 (docs/methods.md §4.2).
     virtual bool projected() const { return false; }
     // true for the lifter family: the free ICNN tensors are emitted, the template is frozen.
     virtual bool emits_free() const { return false; }
     // true when the constrained readouts have a slack bias b (the lifter, nobody, decoupled):
-    // σ²_Jac contracts with J_b; without a slack it is a structural zero (METHODS.md).
+    // σ²_Jac contracts with J_b; without a slack it is a structural zero (docs/methods.md §4.1).
     virtual bool has_slack() const { return false; }
     // Asks the strategy to deliver the gradients of its outer-product weights in factored form
     // (nn/outer_product_gradient.h) from now on; returns those weights with their collectors
@@ -84,6 +92,7 @@ public:
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void after_step() override;
     void start_from(const std::vector<torch::Tensor>& theta) override;
+    void perturb_init(double sd, at::Generator& gen) override;
     bool projected() const override { return true; }
 
 private:
@@ -100,6 +109,7 @@ public:
     SoftplusPositivity(TensorShapes shapes, Init init);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void start_from(const std::vector<torch::Tensor>& theta) override;
+    void perturb_init(double sd, at::Generator& gen) override;
 
 private:
     Init init_;
@@ -112,14 +122,17 @@ struct LifterPositivityOptions {
     TORCH_ARG(bool, slack) = true;       // false: `lifter-noslack` (constrained readouts, no bias)
     TORCH_ARG(bool, body) = true;        // false: `lifter-nobody` (h is a learned constant)
     TORCH_ARG(bool, decoupled) = false;  // true: `lifter-decoupled` (body reads X′, not the batch)
+    // The per-sample MLP's widths (icnn.lifter_body); the last is the width d_h of the code.
+    TORCH_ARG(std::vector<int64_t>, body_widths) = std::vector<int64_t>({64, 64, 96});
+    TORCH_ARG(bool, pool_norm) = true;  // standardise the pooled code (icnn.lifter_pool_norm)
 };
 
 // `lifter` and its ablations: for every ICNN tensor, `b + Θ_E h_φ(X)` — through softplus for the
-// constrained ones. h_φ is a DeepSets body: a per-sample MLP d→64→64→96 with a ReLU after every
-// Linear, mean-pooled, then standardised across its 96 entries, (h − mean)/(std + 1e−5) with the
-// unbiased std. One linear readout 96 → numel per tensor, with LibTorch's default Linear init
-// (U(±1/√96) for weight and bias, as PyTorch's), except that a constrained readout's bias (the
-// slack b) starts at −2.
+// constrained ones. h_φ is a DeepSets body: a per-sample MLP (default d→64→64→96) with a ReLU
+// after every Linear, mean-pooled, then (pool_norm, the default) standardised across its d_h
+// entries, (h − mean)/(std + 1e−5) with the unbiased std. One linear readout d_h → numel per
+// tensor, with LibTorch's default Linear init (U(±1/√d_h) for weight and bias, as PyTorch's),
+// except that a constrained readout's bias (the slack b) starts at −2.
 class LifterPositivity : public PositivityStrategy {
 public:
     LifterPositivity(TensorShapes shapes, TensorShapes free_shapes,
@@ -129,10 +142,12 @@ public:
     bool reads_independent_batch() const override { return options_.decoupled(); }
     bool emits_free() const override { return true; }
     bool has_slack() const override { return options_.slack(); }
+    void perturb_init(double sd, at::Generator& gen) override;
     // Every readout weight Θ (θ̃ = b + Θ h): ∂ℓ/∂Θ = g hᵀ.
     std::vector<FactoredWeight> factor_gradients() override;
 
-    // The standardised 96-vector h_φ(X) (or the learned constant for lifter-nobody).
+    // The pooled code h_φ(X), d_h entries, standardised under pool_norm (or the learned constant
+    // for lifter-nobody).
     torch::Tensor body_features(const torch::Tensor& batch);
     // The readout of constrained tensor i (i < constrained_count()) or of free tensor
     // i − constrained_count().

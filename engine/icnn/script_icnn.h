@@ -1,4 +1,4 @@
-// A user's TorchScript ICNN (spec icnn.script; README "Bring your own model"): forward(x) → E(x)
+// A user's TorchScript ICNN (spec icnn.script; docs/your-model.md): forward(x) → E(x)
 // for x of n × d (E of n or n × 1). The parameters named by icnn.constrained (or matched by
 // icnn.constrained_regex) are the non-negative θ a positivity strategy provides; every other
 // parameter is free. IcnnImpl runs it in place of its built-in formula: each call swaps the

@@ -1,4 +1,4 @@
-// The final linear layer of every method (METHODS.md Part 1, "Methods"): trained by the optimizer
+// The final linear layer of every method (docs/methods.md §1.2): trained by the optimizer
 // (sgd, adam, ce) or solved in closed form (cf-ridge, cf-prox, cf-full, cf-rls). Features come in
 // flattened to N × d; the bias is an appended constant-1 feature, so weights() is (d+1) × k.
 #pragma once

@@ -1,9 +1,9 @@
-// The closed-form last layer (METHODS.md Part 1, "Solving"):
+// The closed-form last layer (docs/methods.md §1.2, §1.4):
 //
 //     W = argmin_W ||Y − Φ W||_F² + λ ||W − W0||_F²  =  (ΦᵀΦ + λI)⁻¹ (ΦᵀY + λ W0)
 //
 // With W0 = 0 this is the ridge solution W*(θ) (λ = β); with W0 = W_{t−1} it is the proximal
-// ("approximate Kalman") update. W here is d × k (the transpose of METHODS.md's k × d) so that
+// ("approximate Kalman") update. W here is d × k (the transpose of the usual k × d) so that
 // predictions are Φ W. Everything is computed in float64; no inverse is formed.
 #pragma once
 #include <torch/torch.h>

@@ -78,18 +78,28 @@ MethodInfo wide(MethodInfo m) {
     return m;
 }
 
+// A strategy that reads `init_noise` (PositivityStrategy::perturb_init).
+MethodInfo noisy_init(MethodInfo m) {
+    m.parameters.push_back("init_noise");
+    return m;
+}
+
 PositivityFactory softplus_init(SoftplusPositivity::Init init) {
-    return [init](TensorShapeList shapes, TensorShapeList, int64_t) {
+    return [init](TensorShapeList shapes, TensorShapeList, int64_t, const PositivityOptions&) {
         return std::make_shared<SoftplusPositivity>(std::move(shapes), init);
     };
 }
 
-// The lifter with `change` applied to its options (the ablations).
+// The lifter with the spec's body and pool_norm, and `change` applied to its options (the
+// ablations).
 PositivityFactory lifter_with(
     std::function<LifterPositivityOptions(LifterPositivityOptions)> change) {
-    return [change](TensorShapeList shapes, TensorShapeList free_shapes, int64_t input_dim) {
+    return [change](TensorShapeList shapes, TensorShapeList free_shapes, int64_t input_dim,
+                    const PositivityOptions& options) {
         return std::make_shared<LifterPositivity>(std::move(shapes), std::move(free_shapes),
-                                                  change(LifterPositivityOptions(input_dim)));
+                                                  change(LifterPositivityOptions(input_dim)
+                                                             .body_widths(options.lifter_body)
+                                                             .pool_norm(options.lifter_pool_norm)));
     };
 }
 
@@ -142,25 +152,27 @@ std::vector<MethodInfo> builtin_methods() {
              false),
         dfiv("dfiv-prox", "two-stage IV regression with proximal stage solves (λ)", 0xff8888, false,
              true),
-        published(positivity("pgd", "θ trained directly, projected onto θ ≥ 0", 0x7f7f7f,
-                             PM::Projected,
-                             [](TensorShapeList shapes, TensorShapeList, int64_t) {
-                                 return std::make_shared<PgdPositivity>(std::move(shapes));
-                             })),
-        published(positivity("softplus", "θ = softplus(θ̃), folded-normal init", 0xbcbd22,
-                             PM::Softplus, softplus_init(Init::FoldedNormal))),
+        published(noisy_init(positivity(
+            "pgd", "θ trained directly, projected onto θ ≥ 0", 0x7f7f7f, PM::Projected,
+            [](TensorShapeList shapes, TensorShapeList, int64_t, const PositivityOptions&) {
+                return std::make_shared<PgdPositivity>(std::move(shapes));
+            }))),
+        published(noisy_init(positivity("softplus", "θ = softplus(θ̃), folded-normal init", 0xbcbd22,
+                                        PM::Softplus, softplus_init(Init::FoldedNormal)))),
         positivity("softplus-const", "θ = softplus(θ̃), constant init θ̃ = −2", 0x886600,
                    PM::Softplus, softplus_init(Init::Constant)),
-        wide(positivity("softplus-wide", "softplus on an ICNN as wide as the lifter's parameters",
-                        0x334400, PM::Softplus, softplus_init(Init::FoldedNormal))),
-        published(positivity("lifter", "every ICNN tensor emitted by a DeepSets lifter", 0x17becf,
-                             PM::Lifted, lifter_with(same))),
+        wide(noisy_init(positivity("softplus-wide",
+                                   "softplus on an ICNN as wide as the lifter's parameters",
+                                   0x334400, PM::Softplus, softplus_init(Init::FoldedNormal)))),
+        published(noisy_init(positivity("lifter", "every ICNN tensor emitted by a DeepSets lifter",
+                                        0x17becf, PM::Lifted, lifter_with(same)))),
         positivity("lifter-noslack", "lifter without the slack bias b", 0x005555, PM::Lifted,
                    lifter_with([](auto o) { return o.slack(false); })),
-        positivity("lifter-nobody", "lifter whose h is a learned constant", 0x771155, PM::Lifted,
-                   lifter_with([](auto o) { return o.body(false); })),
-        positivity("lifter-decoupled", "lifter whose body reads an independent batch X′", 0x1100cc,
-                   PM::Lifted, lifter_with([](auto o) { return o.decoupled(true); })),
+        noisy_init(positivity("lifter-nobody", "lifter whose h is a learned constant", 0x771155,
+                              PM::Lifted, lifter_with([](auto o) { return o.body(false); }))),
+        noisy_init(positivity("lifter-decoupled", "lifter whose body reads an independent batch X′",
+                              0x1100cc, PM::Lifted,
+                              lifter_with([](auto o) { return o.decoupled(true); }))),
     };
 }
 
@@ -226,7 +238,10 @@ std::vector<TaskKindInfo> builtin_task_kinds() {
                                "is required for target csv (a table of numbers, one sample a row)");
     };
     auto toy = kind("cpflow-toy", TaskFamily::Icnn, "2-D convex-potential flow toys");
-    toy.targets = {"8gaussians", "2spirals"};
+    // The FFJORD-recipe toys are generated data sets; the -demo ones (the reference sweep's
+    // scaling, ebm/toy2d.h) are sampled afresh.
+    toy.targets = {"8gaussians", "2spirals", "8gaussians-demo", "2spirals-demo"};
+    toy.sampled_targets = {"8gaussians-demo", "2spirals-demo"};
     toy.batch_within_n_train = true;
     toy.published_cpflow = true;
     auto tabular = kind("cpflow-tabular", TaskFamily::Icnn,

@@ -46,6 +46,11 @@ const std::vector<MethodParameter>& method_parameters() {
         {"lambda_scale", &MethodSpec::lambda_scale, nullptr,
          "dfiv: stage ridge strength as a multiple of the samples in each solve", positive,
          "must be positive"},
+        {"init_noise", &MethodSpec::init_noise, nullptr,
+         "ICNN: sd of the N(0, σ²) initial perturbation of the strategy's own pre-positivity "
+         "parameter (lifter: slack biases drawn N(0, σ²); softplus: θ̃ += noise; pgd: θ += noise, "
+         "projected)",
+         non_negative, "must be non-negative"},
     };
     return table;
 }
@@ -152,8 +157,8 @@ const std::string& positivity_name(PositivityMap map) {
 }
 
 std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapeList shapes,
-                                                    TensorShapeList free_shapes,
-                                                    int64_t input_dim) {
+                                                    TensorShapeList free_shapes, int64_t input_dim,
+                                                    const PositivityOptions& options) {
     const MethodInfo* m = find_method(name);
     if (!m || !m->make_positivity) {
         std::string valid;
@@ -161,7 +166,7 @@ std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, Ten
         throw std::invalid_argument("unknown positivity strategy '" + name + "' (valid: " + valid +
                                     ")");
     }
-    return m->make_positivity(std::move(shapes), std::move(free_shapes), input_dim);
+    return m->make_positivity(std::move(shapes), std::move(free_shapes), input_dim, options);
 }
 
 const std::vector<TaskKindInfo>& task_kind_registry() {

@@ -30,6 +30,12 @@ struct MethodSpec {
     int refresh_every = 1;  // cf-full: re-solve W*(θ) on the whole training set every m steps
     // dfiv*: stage ridge strengths as a multiple of the samples in each solve (λ = scale · n)
     double lambda_scale = 0.1;
+    // ICNN strategies: σ of a per-element N(0, σ²) perturbation of the strategy's own
+    // pre-positivity parameter at initialisation (0: none). lifter: the constrained readouts'
+    // biases (the slack b) are drawn N(0, σ²) in place of −2; softplus: θ̃ += N(0, σ²) on the
+    // folded-normal draw; pgd: θ += N(0, σ²), then projected onto θ ≥ 0. Every strategy of a seed
+    // draws the same values (the reference's symmetric initialisation).
+    double init_noise = 0.0;
 };
 
 // A hyper-parameter of MethodSpec, declared once: parse_spec, to_json, the validation and the GUI
@@ -65,10 +71,21 @@ enum class PositivityMap {
 };
 
 using TensorShapeList = std::vector<std::vector<int64_t>>;
+
+// Spec-level settings of the positivity strategies (from IcnnSpec): read by the lifter family.
+struct PositivityOptions {
+    // Widths of the lifter's per-sample MLP (a ReLU after every Linear); the last is the width of
+    // the pooled code h_φ(X) the readouts read.
+    std::vector<int64_t> lifter_body = {64, 64, 96};
+    // Standardise the pooled code across its entries, (h − mean)/(std + 1e−5) (the reference's
+    // pool_norm; its CP-Flow sweep leaves it off).
+    bool lifter_pool_norm = true;
+};
 using HeadFactory = std::function<std::unique_ptr<LastLayer>(const MethodSpec&, int64_t feature_dim,
                                                              int64_t outputs)>;
 using PositivityFactory = std::function<std::shared_ptr<PositivityStrategy>(
-    TensorShapeList shapes, TensorShapeList free_shapes, int64_t input_dim)>;
+    TensorShapeList shapes, TensorShapeList free_shapes, int64_t input_dim,
+    const PositivityOptions& options)>;
 
 struct MethodInfo {
     std::string name;
@@ -152,7 +169,8 @@ const std::string& positivity_name(PositivityMap map);
 // tensors of `free_shapes` (emitted by the lifter family, ignored by the others); `input_dim` is
 // the width d of a conditioning sample. Throws std::invalid_argument naming the valid strategies.
 std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, TensorShapeList shapes,
-                                                    TensorShapeList free_shapes, int64_t input_dim);
+                                                    TensorShapeList free_shapes, int64_t input_dim,
+                                                    const PositivityOptions& options = {});
 
 // The built-in entries (methods/builtin_methods.cpp): the registry holds these.
 std::vector<MethodInfo> builtin_methods();

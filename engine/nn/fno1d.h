@@ -1,5 +1,5 @@
-// FNO-1d backbone for operator learning (METHODS.md Part 1, Tasks: "Operator learning, viscous
-// Burgers"; Li et al. 2021, reference fourier_1d.py). Input u0 on s grid points plus the grid
+// FNO-1d backbone for operator learning (docs/methods.md §8.3;
+// Li et al. 2021, reference fourier_1d.py). Input u0 on s grid points plus the grid
 // coordinate → pointwise lift to `width` → `layers` Fourier layers σ(W x + K x) → pointwise
 // projection width → `projection` with GELU. forward() returns these features (n, s, projection):
 // the reference's final projection→1 layer is the last layer LiftLab solves in closed form, with

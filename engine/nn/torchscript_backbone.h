@@ -1,5 +1,5 @@
 // A user's TorchScript module as the backbone φ_θ of the closed-form family (spec backbone.kind
-// "torchscript", README "Bring your own model"): forward(x) maps a batch of the task's inputs to
+// "torchscript", docs/your-model.md): forward(x) maps a batch of the task's inputs to
 // features n × d (n × s × d for operator learning); d is read from a probe forward pass.
 #pragma once
 #include <torch/script.h>

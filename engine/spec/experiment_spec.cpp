@@ -170,10 +170,14 @@ TaskSpec parse_task(const nlohmann::json& j) {
     const bool samplable = std::find(sampled.begin(), sampled.end(), t.target) != sampled.end();
     t.fresh_samples = samplable;  // the default where the target can be sampled
     r.read("fresh_samples", t.fresh_samples);
+    r.read("test_per_seed", t.test_per_seed);
     r.finish();
     require(!t.fresh_samples || samplable, r.key("fresh_samples"),
             "needs a target that can be sampled (icnn-ebm-1d, or icnn-ebm-nd's gaussian, "
-            "gumbel or correlated; not a data set)");
+            "gumbel or correlated, cpflow-toy's 8gaussians-demo or 2spirals-demo; not a data "
+            "set)");
+    require(!t.test_per_seed || t.fresh_samples, r.key("test_per_seed"),
+            "draws each seed's test samples from the target: needs task.fresh_samples");
     if (!kind.targets.empty()) require_one_of(t.target, kind.targets, r.key("target"));
     require(t.dim >= 1 && t.dim <= 64, r.key("dim"), "must lie in [1, 64]");
     require(t.latent_steps > 0, r.key("latent_steps"), "must be positive");
@@ -245,6 +249,11 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     r.read("layers", c.layers);
     r.read("grad_clip", c.grad_clip);
     r.read("reference_size", c.reference_size);
+    r.read("eval_conditioning", c.eval_conditioning);
+    r.read("strong_convexity", c.strong_convexity);
+    r.read("lifter_body", c.lifter_body);
+    r.read("lifter_pool_norm", c.lifter_pool_norm);
+    r.read("flow_scales", c.flow_scales);
     r.read("quadrature_points", c.quadrature_points);
     r.read("train_quadrature_points", c.train_quadrature_points);
     r.read("is_samples", c.is_samples);
@@ -299,6 +308,16 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     require(c.layers > 0, r.key("layers"), "must be positive");
     require(c.grad_clip >= 0, r.key("grad_clip"), "must be non-negative");
     require(c.reference_size > 1, r.key("reference_size"), "must be at least 2");
+    require_one_of(c.eval_conditioning, {"reference", "scored"}, r.key("eval_conditioning"));
+    require(std::isfinite(c.strong_convexity) && c.strong_convexity >= 0, r.key("strong_convexity"),
+            "must be a non-negative number");
+    require(!c.lifter_body.empty(), r.key("lifter_body"), "needs at least one layer width");
+    for (size_t i = 0; i < c.lifter_body.size(); ++i)
+        require(c.lifter_body[i] > 0 && c.lifter_body[i] <= 65536,
+                r.key("lifter_body[" + std::to_string(i) + "]"), "must lie in [1, 65536]");
+    require(c.flow_scales || c.strong_convexity > 0, r.key("flow_scales"),
+            "false needs icnn.strong_convexity > 0 (without the scales it is the Hessian's only "
+            "floor)");
     require(c.quadrature_points >= 16, r.key("quadrature_points"), "must be at least 16");
     require(c.train_quadrature_points == 0 ||
                 (c.train_quadrature_points >= 16 && c.train_quadrature_points % 8 == 0),
@@ -475,6 +494,38 @@ void check_run_settings(const ExperimentSpec& s) {
             "must be a non-negative number of seconds");
 }
 
+// The built-in ICNN's own settings (icnn.architecture liftlab): refused where nothing reads them.
+void check_liftlab_icnn_keys(const ExperimentSpec& s, const TaskKindInfo& kind, bool published) {
+    const IcnnSpec defaults;
+    const bool cpflow = s.task.kind == "cpflow-toy" || s.task.kind == "cpflow-tabular";
+    require(s.icnn.flow_scales || (cpflow && !published), "icnn.flow_scales",
+            "is only read by the convex potential flows of icnn.architecture liftlab "
+            "(cpflow-toy, cpflow-tabular)");
+    const bool builtin = kind.family == TaskFamily::Icnn && !published && s.icnn.script.empty();
+    require(builtin || s.icnn.strong_convexity == defaults.strong_convexity,
+            "icnn.strong_convexity",
+            "is only read by the built-in ICNN (icnn.architecture liftlab, no icnn.script)");
+    const bool lifter_keys = kind.family == TaskFamily::Icnn && !published;
+    require(lifter_keys || s.icnn.lifter_body == defaults.lifter_body, "icnn.lifter_body",
+            "is only read by the lifter of icnn.architecture liftlab");
+    require(lifter_keys || s.icnn.lifter_pool_norm == defaults.lifter_pool_norm,
+            "icnn.lifter_pool_norm", "is only read by the lifter of icnn.architecture liftlab");
+    require(lifter_keys || s.icnn.eval_conditioning == defaults.eval_conditioning,
+            "icnn.eval_conditioning",
+            "is only read by icnn.architecture liftlab (the published CP-Flow conditions on its "
+            "fixed batch)");
+    require(!published || !s.task.fresh_samples, "task.fresh_samples",
+            "is not read by icnn.architecture cpflow-published (it trains on the n_train split)");
+    for (size_t i = 0; i < s.methods.size(); ++i) {
+        if (s.methods[i].init_noise == 0) continue;
+        const auto& reads = method_info(s.methods[i].name).parameters;
+        const std::string key = "methods[" + std::to_string(i) + "].init_noise";
+        require(std::find(reads.begin(), reads.end(), "init_noise") != reads.end(), key,
+                s.methods[i].name + " has no pre-positivity parameter to perturb");
+        require(!published, key, "is only implemented for icnn.architecture liftlab");
+    }
+}
+
 // The task against its methods, architecture and backbone (the registry's families and flags).
 void check_task_fit(const ExperimentSpec& s) {
     const TaskKindInfo& kind = task_kind_info(s.task.kind);
@@ -512,6 +563,7 @@ void check_task_fit(const ExperimentSpec& s) {
             "is only implemented for icnn.architecture cpflow-published");
     require(published || s.icnn.blocks == 1, "icnn.blocks",
             "is only used with icnn.architecture cpflow-published");
+    check_liftlab_icnn_keys(s, kind, published);
     if (s.backbone.kind == "torchscript")
         require(kind.family == TaskFamily::LastLayer, "backbone.kind",
                 "torchscript backbones train under the backbone + last-layer methods; task.kind " +
@@ -629,7 +681,8 @@ nlohmann::json task_json(const TaskSpec& t) {
             {"target", t.target},
             {"dim", t.dim},
             {"latent_steps", t.latent_steps},
-            {"fresh_samples", t.fresh_samples}};
+            {"fresh_samples", t.fresh_samples},
+            {"test_per_seed", t.test_per_seed}};
 }
 
 nlohmann::json icnn_json(const IcnnSpec& c) {
@@ -637,6 +690,11 @@ nlohmann::json icnn_json(const IcnnSpec& c) {
             {"layers", c.layers},
             {"grad_clip", c.grad_clip},
             {"reference_size", c.reference_size},
+            {"eval_conditioning", c.eval_conditioning},
+            {"strong_convexity", c.strong_convexity},
+            {"lifter_body", c.lifter_body},
+            {"lifter_pool_norm", c.lifter_pool_norm},
+            {"flow_scales", c.flow_scales},
             {"quadrature_points", c.quadrature_points},
             {"train_quadrature_points", c.train_quadrature_points},
             {"is_samples", c.is_samples},

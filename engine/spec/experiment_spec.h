@@ -1,4 +1,4 @@
-// The experiment spec: everything that determines a run, as plain values (METHODS.md Part 1).
+// The experiment spec: everything that determines a run, as plain values (docs/methods.md).
 // Parsed strictly from JSON: unknown keys and wrong types are SpecErrors naming the dotted key.
 #pragma once
 #include <cstdint>
@@ -37,7 +37,7 @@ struct TaskSpec {
     std::vector<std::string> target_columns;  // empty: the last column is the target
     double test_fraction = 0.2;
     bool standardize = true;  // z-score inputs and targets with training-split statistics
-    // burgers (METHODS.md Part 1, "Operator learning")
+    // burgers (docs/methods.md §8.3)
     int resolution = 1024;  // s: grid points the model sees
     int fine_grid = 8192;   // grid of the pseudo-spectral solver
     double viscosity = 0.1;
@@ -48,12 +48,14 @@ struct TaskSpec {
     std::vector<std::string> train_files, test_files;  // cifar-binary record files
     int label_bytes = 1;                               // 1: CIFAR-10, 2: CIFAR-100 (coarse, fine)
     int label_index = 0;                               // which label byte is the class
-    // dfiv-demand (METHODS.md Part 1, "Deep Feature Instrumental Variables"): n = n_train
+    // dfiv-demand (docs/methods.md §8.4): n = n_train
     double rho = 0.5;  // confounding strength ρ of e = ρV + N(0, 1 − ρ²)
-    // ICNN family (METHODS.md Part 2). icnn-ebm-1d: gumbel | laplace | gamma | beta | halfnormal |
-    // skewnormal;
+    // ICNN family (docs/methods.md §8.6–§8.8). icnn-ebm-1d: gumbel | laplace | gamma | beta |
+    // halfnormal | skewnormal;
     // icnn-ebm-nd: gaussian | gumbel | correlated (sampled), fmnist-latents | tabular21 | csv
-    // (data sets; csv reads csv_path like cpflow-tabular); cpflow-toy: 8gaussians | 2spirals;
+    // (data sets; csv reads csv_path like cpflow-tabular); cpflow-toy: 8gaussians | 2spirals
+    // (the FFJORD recipe) | 8gaussians-demo | 2spirals-demo (the reference sweep's scaling,
+    // ebm/toy2d.h);
     // cpflow-tabular: csv_path (every column a coordinate) or, when empty, the generated 21-D
     // set. `--set target=…` is short for task.target.
     std::string target = "gumbel";
@@ -61,8 +63,12 @@ struct TaskSpec {
     int latent_steps = 2000;  // fmnist-latents: autoencoder training steps
     // Draw every training batch (and σ²_Jac probe batch) fresh from the target, as the reference
     // does, instead of from the n_train split. Only for targets that can be sampled (icnn-ebm-1d,
-    // icnn-ebm-nd's sampled ones), where it is the default.
+    // icnn-ebm-nd's sampled ones, cpflow-toy's -demo ones), where it is the default.
     bool fresh_samples = false;
+    // With fresh_samples: every training seed draws its own n_test test samples from the target
+    // (shared by the methods of that seed), as the reference's 2-D CP-Flow sweep draws 1024 per
+    // seed; false: one test split from data_seed for every seed.
+    bool test_per_seed = false;
     // Seed of the data (generation and train/test split); independent of the training seeds.
     std::uint64_t data_seed = 1234;
 };
@@ -87,12 +93,26 @@ struct BackboneSpec {
     std::string script_sha256;
 };
 
-// The input-convex network of the ICNN family and its loss (METHODS.md Part 2).
+// The input-convex network of the ICNN family and its loss (docs/methods.md §3, §5).
 struct IcnnSpec {
     int width = 128;
     int layers = 3;
-    double grad_clip = 1.0;        // global gradient-norm clip (0: off)
-    int reference_size = 1024;     // training samples the lifter's body reads at evaluation
+    double grad_clip = 1.0;     // global gradient-norm clip (0: off)
+    int reference_size = 1024;  // training samples the lifter's body reads at evaluation
+    // What the lifter's body reads when a split is scored: "reference" (the reference_size
+    // training samples) or "scored" (the scored split itself, e.g. the 1024 test points, as the
+    // reference's 2-D CP-Flow sweep emits its test weights).
+    std::string eval_conditioning = "reference";
+    // c in the built-in ICNN's (c/2)||x||² (its strong convexity floor).
+    double strong_convexity = 0.02;
+    // The lifter family's per-sample MLP widths (a ReLU after each; the last is the code width
+    // d_h) and whether the pooled code is standardised (pool_norm).
+    std::vector<int> lifter_body = {64, 64, 96};
+    bool lifter_pool_norm = true;
+    // cpflow-toy / cpflow-tabular (liftlab): the learned softplus(w1), softplus(w0) around the
+    // ICNN, F = softplus(w1)·ICNN + softplus(w0)·||x||²/2; false: F = ICNN (needs
+    // strong_convexity > 0).
+    bool flow_scales = true;
     int quadrature_points = 8000;  // icnn-ebm-1d: reported log Z and TV (trapezoid, target range)
     // icnn-ebm-1d: Gauss–Legendre nodes (panels of 8) for the training log Z; 0: the trapezoid
     // grid of quadrature_points
@@ -176,7 +196,7 @@ struct DiagnosticsSpec {
     int probe_size = 1024;        // held-out samples in the probe set
     int one_step_every = 0;       // one-step gain (closed form vs best fixed gradient step) every N
     bool train_set_loss = false;  // also evaluate the loss on the whole training set at log points
-    // ICNN family (METHODS.md Part 2, Diagnostics).
+    // ICNN family (docs/methods.md §4, §7).
     int shoulder_every = 0;     // observe the shoulder (occupancy, exits, dwell) every N steps
     int trace_coordinates = 0;  // θ̃ coordinates traced (at shoulder observations; traces.csv)
     int jacobian_batches = 0;   // B probe batches for σ²_Jac at the end (0: off)

@@ -16,6 +16,7 @@
 #include "ebm/log_concave_targets.h"
 #include "ebm/nd_targets.h"
 #include "ebm/quadrature.h"
+#include "ebm/toy2d.h"
 #include "flows/cp_flow.h"
 #include "methods/method_registry.h"
 
@@ -28,11 +29,23 @@ std::vector<torch::Tensor> DensityModel::parameters() {
     return out;
 }
 
+PositivityOptions positivity_options(const IcnnSpec& icnn) {
+    PositivityOptions o;
+    o.lifter_body.assign(icnn.lifter_body.begin(), icnn.lifter_body.end());
+    o.lifter_pool_norm = icnn.lifter_pool_norm;
+    return o;
+}
+
 namespace {
 
 IcnnOptions icnn_options(const ExperimentSpec& spec, int64_t dim, const std::string& strategy,
                          int64_t width) {
-    auto o = IcnnOptions(dim).width(width).layers(spec.icnn.layers).strategy(strategy);
+    auto o = IcnnOptions(dim)
+                 .width(width)
+                 .layers(spec.icnn.layers)
+                 .strategy(strategy)
+                 .quadratic(spec.icnn.strong_convexity)
+                 .positivity(positivity_options(spec.icnn));
     if (!spec.icnn.script.empty()) {
         // Each trainer its own copy of the module (the parameter slots are swapped per call);
         // the run checked it on the task's samples before any trainer was built.
@@ -43,9 +56,9 @@ IcnnOptions icnn_options(const ExperimentSpec& spec, int64_t dim, const std::str
 }
 
 // icnn-ebm-1d: NLL = mean E(x) + log Z. The reported log Z and TV use the trapezoid rule on the
-// target's range (METHODS.md: 8000 points); the training log Z uses composite Gauss–Legendre
-// on icnn.train_quadrature_points nodes (or the same trapezoid grid when 0), which agrees with
-// it to ~1e-6 nats on smooth energies at a fraction of the ICNN evaluations.
+// target's range (docs/methods.md §5.1: 8000 points); the training log Z uses composite
+// Gauss–Legendre on icnn.train_quadrature_points nodes (or the same trapezoid grid when 0), which
+// agrees with it to ~1e-6 nats on smooth energies at a fraction of the ICNN evaluations.
 class Ebm1dModel : public DensityModel {
 public:
     Ebm1dModel(const ExperimentSpec& spec, const std::string& strategy, int64_t width)
@@ -247,7 +260,7 @@ private:
 };
 
 // icnn-ebm-nd: NLL = mean E(x) + log Ẑ with log Ẑ = logsumexp_m(−E(x_m) − log q(x_m)) − log M over
-// fresh proposal samples every step (METHODS.md "Log-concave EBMs, n-D"), q the NdProposal above.
+// fresh proposal samples every step (docs/methods.md §5.2), q the NdProposal above.
 // Every evaluation reports log Ẑ with its standard error and the effective sample size fraction
 // of its eval_is_samples draws, and the proposal's own test NLL (q is itself a density model of
 // the data: a reference line for the EBM's). TV by Monte Carlo where the target density is
@@ -392,11 +405,23 @@ class CpFlowModel : public DensityModel {
 public:
     CpFlowModel(const ExperimentSpec& spec, const Dataset& data, const std::string& strategy,
                 int64_t width)
-        : flow_(CpFlowOptions(data.input_dim())
+        : target_(spec.task.target),
+          flow_(CpFlowOptions(data.input_dim())
                     .width(width)
                     .layers(spec.icnn.layers)
-                    .strategy(strategy)) {}
+                    .strategy(strategy)
+                    .scales(spec.icnn.flow_scales)
+                    .quadratic(spec.icnn.strong_convexity)
+                    .positivity(positivity_options(spec.icnn))) {}
     Icnn icnn() override { return flow_->icnn(); }
+    // The reference sweep's targets are sampled afresh (task.fresh_samples); the FFJORD-recipe
+    // toys and the tables are data sets.
+    torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) override {
+        if (target_ == "8gaussians-demo")
+            return make_eight_gaussians_demo(n, seed).to(torch::kFloat32);
+        if (target_ == "2spirals-demo") return make_two_spirals_demo(n, seed).to(torch::kFloat32);
+        return {};
+    }
     std::vector<torch::Tensor> extra_parameters() override {
         std::vector<torch::Tensor> out;
         for (const auto& item : flow_->named_parameters(/*recurse=*/false))
@@ -419,6 +444,7 @@ protected:
     std::vector<torch::Tensor> all_parameters() override { return flow_->parameters(); }
 
 private:
+    std::string target_;
     CpFlow flow_;
 };
 

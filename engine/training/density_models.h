@@ -1,4 +1,4 @@
-// The loss around an ICNN for each task of the ICNN family (METHODS.md Part 2, Tasks): the
+// The loss around an ICNN for each task of the ICNN family (docs/methods.md §5, §6): the
 // negative log-likelihood of a log-concave energy model (log Z by quadrature in 1-D, by
 // self-normalised importance sampling in n-D) or of a convex potential flow.
 #pragma once
@@ -54,6 +54,9 @@ protected:
     // trainable ones.
     virtual std::vector<torch::Tensor> all_parameters() = 0;
 };
+
+// The lifter's settings of the spec (icnn.lifter_body, icnn.lifter_pool_norm).
+PositivityOptions positivity_options(const IcnnSpec& icnn);
 
 // The model of spec.task.kind with an ICNN of `width` and positivity strategy `strategy`.
 std::unique_ptr<DensityModel> make_density_model(const ExperimentSpec& spec, const Dataset& data,

@@ -159,7 +159,7 @@ double DfivTrainer::step() {
     const auto y2 = y2_.index_select(0, i2);
 
     // (a) Instrument net ξ, θ fixed. V = V*(ξ) is the minimiser of the very objective we descend,
-    // so by the envelope theorem (METHODS.md Part 1) ∇ξ L1*(ξ) = ∇ξ L1(V, ξ) at V held fixed —
+    // so by the envelope theorem (docs/methods.md §1.1) ∇ξ L1*(ξ) = ∇ξ L1(V, ξ) at V held fixed —
     // the same gradient the original DFIV gets by differentiating through the solve.
     {
         torch::Tensor psi1;

@@ -1,5 +1,5 @@
 // Deep Feature Instrumental Variables (Xu et al. 2021) with closed-form last layers, on the demand
-// design (METHODS.md Part 1, "Deep Feature Instrumental Variables"). Three feature nets:
+// design (docs/methods.md §1.9). Three feature nets:
 // treatment ψ_θ(P), instrument φ_ξ(Z) with Z = (C, t, s), covariate ν_η(t, s). Two linear stages:
 //
 //   stage 1   V = argmin ||ψ(P1) − [φ(Z1), 1] V||² + λ1 ||V||²      predicted ψ̂(Z) = [φ(Z), 1] V

@@ -1,4 +1,4 @@
-// Loss landscapes of a finished ICNN run (METHODS.md Part 2, "Diagnostics"): the test NLL on a
+// Loss landscapes of a finished ICNN run (docs/methods.md §7): the test NLL on a
 // plane through the final checkpoint of one method, in θ-space (the effective ICNN weights: the
 // constrained θ, then the free tensors — emitted by the lifter, the ICNN's own otherwise — then
 // any model parameter outside the ICNN) or in the lifted space (every trainable parameter: the

@@ -32,6 +32,10 @@ constexpr std::uint64_t kIndependentStream = 0xD1CE;
 constexpr std::uint64_t kProbeStream = 0x5A5A;
 constexpr std::uint64_t kTraceSeed = 7;         // the same traced coordinates for every method
 constexpr std::uint64_t kFreshStream = 0xF2E5;  // task.fresh_samples: the per-batch sample seeds
+constexpr std::uint64_t kTestStream = 0x7E57;   // task.test_per_seed: the seed's test samples
+// MethodSpec::init_noise: one stream per seed, the same for every strategy (the reference draws
+// the symmetric perturbation of every arm from one seed offset).
+constexpr std::uint64_t kInitNoiseStream = 0x1A17;
 
 // Dwell statistics of the readout shoulder (final metrics).
 void add_shoulder_statistics(const ShoulderTracker& shoulder, std::map<std::string, double>& out) {
@@ -107,8 +111,18 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
     torch::manual_seed(seed);
     model_ = make_density_model(spec, data, method.name, width_);
     icnn_ = model_->icnn();
+    if (method.init_noise > 0) {
+        auto gen = at::make_generator<at::CPUGeneratorImpl>(seed ^ kInitNoiseStream);
+        icnn_->strategy().perturb_init(method.init_noise, gen);
+    }
     const int64_t n_ref = std::min<int64_t>(spec.icnn.reference_size, data.n_train());
     reference_ = data.x_train.narrow(0, 0, n_ref).contiguous();
+    if (spec.task.test_per_seed) {
+        test_ = model_->fresh_batch(spec.task.n_test, seed ^ kTestStream);
+        if (!test_.defined())
+            throw std::invalid_argument("task.test_per_seed: target '" + spec.task.target +
+                                        "' cannot be sampled");
+    }
 
     const double lr = method.lr > 0 ? method.lr : spec.optimizer.lr;
     auto params = model_->parameters();
@@ -159,6 +173,17 @@ torch::Tensor IcnnTrainer::flat(const std::vector<torch::Tensor>& parts) const {
 torch::Tensor IcnnTrainer::nll_with_weights(const torch::Tensor& x,
                                             const std::vector<torch::Tensor>& constrained) {
     return model_->nll(x, constrained, steps_);
+}
+
+const torch::Tensor& IcnnTrainer::test_set() const {
+    return test_.defined() ? test_ : data_.x_test;
+}
+
+std::vector<torch::Tensor> IcnnTrainer::scoring_weights(const torch::Tensor& scored) {
+    auto& strategy = icnn_->strategy();
+    if (spec_.icnn.eval_conditioning != "scored") return strategy.readout(reference_pre_readout());
+    strategy.set_independent_batch(scored);
+    return strategy.readout(strategy.pre_readout(scored));
 }
 
 std::vector<torch::Tensor> IcnnTrainer::reference_pre_readout() {
@@ -232,7 +257,8 @@ double IcnnTrainer::step() {
 
 std::map<std::string, double> IcnnTrainer::evaluate_test() {
     torch::NoGradGuard no_grad;
-    auto out = model_->evaluate(data_.x_test, icnn_->strategy().readout(reference_pre_readout()));
+    const auto& x = test_set();
+    auto out = model_->evaluate(x, scoring_weights(x));
     last_evaluation_ = out;
     if (shoulder_ && shoulder_->observations() > 0) {
         out["shoulder_occupancy"] = shoulder_->occupancy();
@@ -243,8 +269,7 @@ std::map<std::string, double> IcnnTrainer::evaluate_test() {
 
 double IcnnTrainer::train_set_loss() {
     torch::NoGradGuard no_grad;
-    return model_->evaluate(data_.x_train, icnn_->strategy().readout(reference_pre_readout()))
-        .at("test_loss");
+    return model_->evaluate(data_.x_train, scoring_weights(data_.x_train)).at("test_loss");
 }
 
 bool IcnnTrainer::parameters_finite() {
@@ -259,7 +284,7 @@ void IcnnTrainer::add_chord_convexity(std::map<std::string, double>& out) {
     // Chords between random pairs of test samples, t ~ U(0, 1):
     // gap = (E(t a + (1 − t) b) − t E(a) − (1 − t) E(b)) / (1 + |E(a)| + |E(b)|) ≤ 0 if convex.
     torch::NoGradGuard no_grad;
-    const auto& x = data_.x_test;
+    const auto& x = test_set();
     if (x.dim() != 2 || x.size(0) < 2) return;
     auto gen = at::make_generator<at::CPUGeneratorImpl>(seed_ ^ kChordStream);
     const auto a = x.index_select(0, torch::randint(x.size(0), {kChords}, gen, torch::kLong));
@@ -283,7 +308,7 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     add_chord_convexity(out);
     const int B = spec_.diagnostics.jacobian_batches;
     if (B < 3) return out;
-    // σ²_Jac (METHODS.md Part 2, "σ²_Jac", as the reference's CrossCovAccumulator): B i.i.d.
+    // σ²_Jac (docs/methods.md §4.1, as the reference's CrossCovAccumulator): B i.i.d.
     // probe batches; each one forward pass emits θ̃_b, the batch's OWN pre-readout constrained
     // weights, and g_b = ∂ℓ_b/∂b, the gradient of that same pass's full loss with respect to the
     // slack. θ̃ = b + Θ_E h, so ∂ℓ/∂b = ∂ℓ/∂θ̃ at the emitted iterate. Without a slack there is no

@@ -1,4 +1,4 @@
-// One positivity strategy on one seed for the ICNN family (METHODS.md Part 2): a log-concave
+// One positivity strategy on one seed for the ICNN family (docs/methods.md §3.5): a log-concave
 // energy model E(x) (icnn-ebm-1d: log Z by quadrature; icnn-ebm-nd: by importance sampling) or a
 // convex potential flow (cpflow-toy, cpflow-tabular: exact Hessian log-det), trained by
 // negative log-likelihood with the spec's optimizer and gradient clipping. It records the
@@ -47,7 +47,7 @@ public:
 
     // chord_convexity_gap, chord_convexity_violations (the trained energy on random chords),
     // slack (1/0), sigma2_jac, p_value, sigma2_jac_null_sd (slack-contracted at each probe
-    // batch's own emitted iterate, METHODS.md "σ²_Jac"; a structural 0 without p when there is no
+    // batch's own emitted iterate, docs/methods.md §4.1; a structural 0 without p when there is no
     // slack), sigma2_jac_theta, p_value_theta (the θ̃-gradient at a fixed iterate), median_dwell,
     // exit_rate, exits.
     std::map<std::string, double> final_diagnostics() override;
@@ -83,10 +83,15 @@ public:
                                    const std::vector<torch::Tensor>& constrained);
     // The positivity strategy conditioned for evaluation (reference set; decoupled reads it too).
     std::vector<torch::Tensor> reference_pre_readout();
+    // The weight list a split is scored with: emitted at the reference set, or (icnn.
+    // eval_conditioning "scored") at the scored split itself.
+    std::vector<torch::Tensor> scoring_weights(const torch::Tensor& scored);
+    // The test samples this seed is scored on: its own draw (task.test_per_seed) or the split.
+    const torch::Tensor& test_set() const;
     const ExperimentSpec& spec() const { return spec_; }
 
     // The ICNN width of softplus-wide: the smallest width whose direct-softplus ICNN has at least
-    // as many trainable parameters as the lifter ICNN of `spec` (METHODS.md, `softplus-wide`).
+    // as many trainable parameters as the lifter ICNN of `spec` (docs/methods.md §3.2).
     static int64_t matched_wide_width(const ExperimentSpec& spec, int64_t input_dim);
 
 private:
@@ -110,6 +115,7 @@ private:
     BatchSampler independent_sampler_;  // lifter-decoupled: X′ independent of the loss batch
     std::mt19937_64 fresh_seeds_;       // task.fresh_samples: one sample seed per batch
     torch::Tensor reference_;
+    torch::Tensor test_;  // task.test_per_seed: this seed's test samples (undefined otherwise)
     std::optional<ShoulderTracker> shoulder_;
     std::vector<int64_t> trace_coordinates_;
     std::vector<TraceSample> traces_;

@@ -8,9 +8,9 @@
 //   kappa, eff_rank  condition number and effective rank of the probe-set features
 //   one_step_gain, one_step_kappa  closed-form vs best fixed gradient step on a batch
 //   train_set_loss  the loss over the whole training set (diagnostics.train_set_loss)
-// ICNN family (METHODS.md Part 2): test_loss = test NLL (nats per sample); tv (1-D quadrature or
-//   Monte-Carlo), log_z; shoulder_occupancy, exits, exit_rate, median_dwell (shoulder statistics);
-//   final only: sigma2_jac, p_value (permutation test), sigma2_jac_emitted.
+// ICNN family (docs/methods.md §4, §5): test_loss = test NLL (nats per sample); tv (1-D
+//   quadrature or Monte-Carlo), log_z; shoulder_occupancy, exits, exit_rate, median_dwell
+//   (shoulder statistics); final only: sigma2_jac, p_value (permutation test), sigma2_jac_theta.
 // With a sweep, the method label carries the swept value: "cf-prox@batch_size=8".
 #pragma once
 #include <cstdint>

@@ -1,4 +1,4 @@
-// `liftlab-cli run --resume DIR` (README "Reliability"): a killed run continues from the state its
+// `liftlab-cli run --resume DIR` (docs/reliability.md): a killed run continues from the state its
 // units saved at their last log point (resume/unit<k>.state, run/state_archive.h) to the same
 // final metrics an uninterrupted run gives. Units are written in order, so the saved states form a
 // prefix: finished units are taken as they are, the last one is continued from its step, later

@@ -32,7 +32,7 @@ namespace liftlab {
 
 std::vector<std::string> final_metric_warnings(const std::map<std::string, double>& fin) {
     std::vector<std::string> out;
-    // Below 1 % of the draws (METHODS.md n-D EBMs) the importance log Z rests on a handful of
+    // Below 1 % of the draws (docs/methods.md §5.2) the importance log Z rests on a handful of
     // weights: biased low and with an unreliable standard error, and so is test_loss.
     constexpr double kMinEssFraction = 0.01;
     if (const auto it = fin.find("ess_fraction"); it != fin.end() && it->second < kMinEssFraction) {

@@ -57,7 +57,7 @@ public:
     virtual double regulariser() const = 0;
 };
 
-// The ICNN family's diagnostics (METHODS.md Part 2).
+// The ICNN family's diagnostics (docs/methods.md §4).
 class DensityDiagnostics {
 public:
     virtual ~DensityDiagnostics() = default;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# "Bring your own model" end to end (README): liftlab-cli trains the example TorchScript models of
-# resources/models/, the exported models round-trip through torch.jit.load in Debian's
+# "Bring your own model" end to end (docs/your-model.md): liftlab-cli trains the example
+# TorchScript models of resources/models/, the exported models round-trip through torch.jit.load in Debian's
 # python3-torch (tests/cli/check_export.py), the spec records the file's SHA-256 and repeats the
 # run, and bad files exit 2 naming the file, with no run folder.
 # usage: byo_model.sh SCENARIO LIFTLAB_CLI WORKDIR

@@ -1,4 +1,4 @@
-// Viscous Burgers data (METHODS.md Part 1, "Operator learning, viscous Burgers"): the solver
+// Viscous Burgers data (docs/methods.md §8.3): the solver
 // against conservation, refinement and the heat-equation limit, the sampler against its
 // covariance, and the on-disk cache. Small grids keep every test well under a second.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The closed-form heads against their definitions (METHODS.md Part 1, "Methods").
+// The closed-form heads against their definitions (docs/methods.md §1.2, §1.6).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

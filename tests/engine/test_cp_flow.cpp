@@ -1,4 +1,4 @@
-// The convex potential flow (METHODS.md Part 2, Tasks: Convex potential flows) and the generated
+// The convex potential flow (docs/methods.md §6.1, §8.7) and the generated
 // 21-D tabular set. CP-Flow: transport = ∇ potential and Hessian = ∇ transport by central finite
 // differences, the Hessian is SPD with the analytic eigenvalue floor, log det and log p against an
 // independent Eigen computation, the density integrates to 1 in 1-D (exactly, by change of

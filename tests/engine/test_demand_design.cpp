@@ -1,5 +1,5 @@
-// Demand design of Hartford et al. 2017 (METHODS.md Part 1, Tasks: Deep Feature Instrumental
-// Variables): the formulas at hand-computed points, the sampling distribution (moments within
+// Demand design of Hartford et al. 2017 (docs/methods.md §8.4):
+// the formulas at hand-computed points, the sampling distribution (moments within
 // stated statistical tolerances), the test grid and determinism.
 #include <gtest/gtest.h>
 

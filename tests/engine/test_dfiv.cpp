@@ -1,5 +1,5 @@
-// Deep Feature Instrumental Variables with closed-form stages (METHODS.md Part 1, "Deep Feature
-// Instrumental Variables"): the stage solves meet their first-order conditions, dfiv learns the
+// Deep Feature Instrumental Variables with closed-form stages (docs/methods.md §1.9):
+// the stage solves meet their first-order conditions, dfiv learns the
 // structural function, the two-stage closed form removes the confounding bias that naive
 // regression keeps, dfiv re-estimates on the full halves at the last step (and only dfiv), runs
 // are deterministic, and bad inputs are refused with a clear message.

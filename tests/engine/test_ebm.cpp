@@ -1,5 +1,5 @@
-// Log-concave 1-D targets and the quadrature for log Z and TV (METHODS.md Part 2, Tasks:
-// Log-concave EBMs, 1-D).
+// Log-concave 1-D targets and the quadrature for log Z and TV (docs/methods.md §5.1,
+// §8.6).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -107,7 +107,7 @@ TEST(EbmTargets, QuadratureLogPartitionOfEachTargetIsZero) {
         }
         EXPECT_NEAR(log_z, std::log(mass), kQuadTol) << name;
         if (name == "gumbel") {
-            // METHODS.md's [−5, 12] leaves e^{−e^{−12}} short of 1: ≈ 6.1e-6 of the mass.
+            // The recipe's [−5, 12] leaves e^{−e^{−12}} short of 1: ≈ 6.1e-6 of the mass.
             EXPECT_NEAR(1.0 - mass, 6.144e-6, 1e-9);
             EXPECT_NEAR(log_z, 0.0, 1e-5) << name;
         } else {

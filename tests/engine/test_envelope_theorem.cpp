@@ -1,4 +1,4 @@
-// Envelope theorem (METHODS.md Part 1): with W*(θ) the ridge solution, the gradient of
+// Envelope theorem (docs/methods.md §1.1): with W*(θ) the ridge solution, the gradient of
 // L*(θ) = L(W*(θ), θ) equals ∇θ L(W, θ) at the fixed W = W*(θ). Checked against central finite
 // differences of L* that re-solve W at every perturbed θ, in float64.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The FNO-1d backbone (METHODS.md Part 1, "Operator learning"): feature shapes at two
+// The FNO-1d backbone (docs/methods.md §8.3): feature shapes at two
 // resolutions, the spectral convolution on a known input, bad mode counts, and gradient flow.
 #include <gtest/gtest.h>
 #include <torch/torch.h>

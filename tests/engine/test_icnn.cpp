@@ -1,4 +1,4 @@
-// The ICNN and its positivity strategies (METHODS.md Part 2): convexity in x for every strategy
+// The ICNN and its positivity strategies (docs/methods.md §3): convexity in x for every strategy
 // after random perturbation (Jensen on random pairs, PSD Hessian), pgd's projection, softplus
 // gradient attenuation, batch dependence of the lifter's weights, and bad strategy names.
 #include <gtest/gtest.h>
@@ -233,7 +233,7 @@ TEST_F(IcnnTest, LifterInitAndNoSlackHasNoSlackParameter) {
     EXPECT_FALSE(make_icnn("pgd")->strategy().has_slack());
 }
 
-// The lifter family emits every ICNN tensor (METHODS.md Part 2): one emitted tensor per template
+// The lifter family emits every ICNN tensor (docs/methods.md §3.3): one emitted tensor per template
 // tensor, of its shape; the constrained ones positive; the free ones unconstrained in sign.
 TEST_F(IcnnTest, LifterEmitsEveryTensorWithTheTemplateShapes) {
     const auto batch = torch::randn({64, kDim}, kF64);
@@ -296,7 +296,8 @@ TEST_F(IcnnTest, LifterTemplateIsFrozenAndReceivesNoGradient) {
     for (const auto& p : direct->free_parameters()) EXPECT_TRUE(p.requires_grad());
 }
 
-// The reference inits (METHODS.md Part 2), at the preset's size (d = 1, width 128, 3 layers):
+// The reference inits (docs/methods.md §3.1–§3.3), at the preset's size (d = 1, width 128,
+// 3 layers):
 // lifter readouts with LibTorch's default Linear init, U(±1/√96) (sd 1/√288), slack b = −2;
 // softplus θ = max(w, 10⁻⁶) with w folded normal |N(0, π/(2·128))|, so P(θ in the shoulder
 // θ ≤ 0.0513) = 2Φ(0.0513/σ) − 1 ≈ 0.357; softplus-const none.

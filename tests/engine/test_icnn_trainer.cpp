@@ -1,6 +1,6 @@
 // The ICNN trainer end to end on small, fixed-seed problems: training reduces the NLL and the TV
-// distance, σ²_Jac separates the full lifter from softplus and the ablations (METHODS.md
-// Part 2, Theorem 1), pgd stays feasible, softplus-wide matches the lifter's parameter count,
+// distance, σ²_Jac separates the full lifter from softplus and the ablations (docs/methods.md
+// §3.4, Theorem 1), pgd stays feasible, softplus-wide matches the lifter's parameter count,
 // and the run folder gets the ICNN files (traces, trajectories, final σ²_Jac).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -86,7 +86,7 @@ TEST(IcnnTrainer, SoftplusWideMatchesTheLifterParameterCount) {
     EXPECT_GT(w, spec.icnn.width);
 }
 
-// σ²_Jac after a short fixed-seed run (METHODS.md "σ²_Jac", Theorem 1): a structural zero with
+// σ²_Jac after a short fixed-seed run (docs/methods.md §4.1, Theorem 1): a structural zero with
 // no p-value where there is no slack (softplus, pgd, lifter-noslack); exactly 0 with p = 1 when θ̃
 // does not depend on the batch (lifter-nobody); not significant for lifter-decoupled (θ̃ reads an
 // independent batch); significant (p < 0.05) for the full lifter.

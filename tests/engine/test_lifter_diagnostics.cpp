@@ -1,4 +1,4 @@
-// Lifter diagnostics (METHODS.md Part 2): σ²_Jac with its permutation test against constructed
+// Lifter diagnostics (docs/methods.md §4.1): σ²_Jac with its permutation test against constructed
 // pairs of known cross-covariance, independent pairs (uniform p-values), constant iterates and
 // g = −θ̃; the readout-shoulder mask at its exact thresholds and the shoulder tracker on
 // hand-worked sequences and a two-state Markov chain with known exit probability.
@@ -29,11 +29,7 @@ using liftlab::test::kF64;
 constexpr int kPerms = 200;
 
 using liftlab::test::has;
-
-std::vector<int64_t> values(const torch::Tensor& x) {
-    const auto c = x.to(torch::kInt64).contiguous();
-    return {c.data_ptr<int64_t>(), c.data_ptr<int64_t>() + c.numel()};
-}
+using liftlab::test::values;
 
 // Standard deviation of the permutation distribution of (1/(B−1)) Σ_b ⟨x_b, g_π(b)⟩ for centred
 // X, G (Hoeffding's combinatorial CLT): Var = ||X Gᵀ||_F² / (B−1)³, and ||X Gᵀ||_F² =

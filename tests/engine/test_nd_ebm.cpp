@@ -1,4 +1,4 @@
-// n-D log-concave EBM pieces (METHODS.md Part 2, Tasks: Log-concave EBMs, n-D): the known targets,
+// n-D log-concave EBM pieces (docs/methods.md §5.2–§5.6, §8.7): the known targets,
 // importance sampling of log Z with a moment-matched proposal, the Monte-Carlo TV, and the
 // Fashion-MNIST autoencoder latents. Statistical checks use fixed seeds (deterministic) and
 // tolerances in standard errors that a wrong formula would miss by far.

@@ -1,4 +1,4 @@
-// The closed-form last layer against its maths (METHODS.md Part 1, "Solving"): first-order
+// The closed-form last layer against its maths (docs/methods.md §1.4): first-order
 // conditions, the least-squares limit, and Woodbury against Cholesky.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -51,7 +51,7 @@ TEST(ProximalSolve, PicksWoodburyOnlyWhenFewerSamplesThanFeatures) {
 
 TEST(ProximalSolve, WoodburyAgreesWithCholesky) {
     torch::manual_seed(390);
-    // METHODS.md: both paths must agree to 1e-8 in float64.
+    // docs/methods.md §1.4: both paths must agree to 1e-8 in float64.
     for (int64_t n : {4, 16, 128}) {
         for (double lambda : {1e-3, 1.0, 50.0}) {
             const int64_t d = 256, k = 5;

@@ -1,5 +1,5 @@
 // The runner's contracts: determinism, divergence isolation, cancellation, the run folder, and the
-// closed-form step order of METHODS.md Part 1.
+// closed-form step order of docs/methods.md §1.3.
 #include <gtest/gtest.h>
 
 #include <atomic>

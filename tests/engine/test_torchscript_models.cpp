@@ -1,4 +1,4 @@
-// A user's TorchScript models in the lab (README "Bring your own model"): a scripted backbone
+// A user's TorchScript models in the lab (docs/your-model.md): a scripted backbone
 // under a closed-form head trains exactly like the built-in backbone of the same weights; the
 // lifter (and softplus) on a scripted ICNN exactly like on the built-in ICNN of the same weights;
 // exported models give back the logged metrics; bad files are spec errors naming the file, with

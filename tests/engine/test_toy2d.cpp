@@ -1,4 +1,4 @@
-// 2-D toy data for convex potential flows (METHODS.md Part 2, Tasks: Convex potential flows).
+// 2-D toy data for convex potential flows (docs/methods.md §8.8).
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 

@@ -1,4 +1,4 @@
-// The form's "Your model" box (README "Bring your own model"): shown where a preset can take a
+// The form's "Your model" box (docs/your-model.md): shown where a preset can take a
 // user's TorchScript model, its parameters listed from a worker thread, the ICNN's constrained
 // ones ticked, and runs started from the window with it; a bad file is a clear message, no run.
 #include <gtest/gtest.h>
