@@ -108,7 +108,7 @@ void typeInto(QWidget* field, const QString& text) {
 // spec.json exists.
 QString waitForRunFolder(const QString& out) {
     QString found;
-    QTest::qWaitFor(
+    (void)QTest::qWaitFor(
         [&] {
             for (const QFileInfo& d : QDir(out).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot))
                 if (QFileInfo::exists(d.filePath() + "/spec.json")) found = d.filePath();
@@ -328,14 +328,14 @@ TEST(WindowTrust, CompareKeepsColoursAndStylesAndReopensFromItsFile) {
     ASSERT_EQ(curves->seriesCount(), 8);
     std::vector<QColor> colours;
     std::set<int> styles;
-    for (const QString& m : {"adam", "sgd", "cf-ridge", "cf-prox"}) {
+    for (const QString m : {"adam", "sgd", "cf-ridge", "cf-prox"}) {
         const QPen pen = curves->seriesPenOf(m + " (A)");
         EXPECT_EQ(pen.style(), Qt::SolidLine) << m.toStdString();
         EXPECT_EQ(pen.color(), liftlab::methodColor(m));
         colours.push_back(pen.color());
         styles.insert(pen.style());
     }
-    for (const QString& m : {"ce", "cf-full", "cf-rls", "pgd"}) {
+    for (const QString m : {"ce", "cf-full", "cf-rls", "pgd"}) {
         const QPen pen = curves->seriesPenOf(m + " (B)");
         EXPECT_EQ(pen.style(), Qt::DashLine) << m.toStdString();
         colours.push_back(pen.color());
