@@ -686,6 +686,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("steps", s.steps);
     r.read("seeds", s.seeds);
     r.read("log_every", s.log_every);
+    r.read("log_initial", s.log_initial);
     r.read("threads", s.threads);
     r.read("device", s.device);
     r.read("step_order", s.step_order);
@@ -833,6 +834,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"steps", s.steps},
             {"seeds", s.seeds},
             {"log_every", s.log_every},
+            {"log_initial", s.log_initial},
             {"threads", s.threads},
             {"device", s.device},
             {"step_order", s.step_order},

@@ -224,6 +224,10 @@ struct ExperimentSpec {
     int steps = 2000;
     std::vector<std::uint64_t> seeds = {0};
     int log_every = 20;
+    // Also log the test metrics of the untrained models at step 0, so that every curve starts
+    // at its beginning (the window sets it; a method that cannot be evaluated before its first
+    // step has no step-0 point).
+    bool log_initial = false;
     int threads = 2;  // LibTorch intra-op threads; results are deterministic for a fixed count
     // Compute device (core/device.h): cpu, cuda or auto (cuda when available). The ICNN family
     // runs on cpu only.

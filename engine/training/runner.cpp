@@ -126,6 +126,9 @@ private:
     // What backbone.freeze (and the model file) left fixed: spec.json's "backbone_freeze".
     std::optional<nlohmann::json> freeze_record_;
     std::set<std::string> checked_models_;  // model + data pairs checked (check_user_models)
+    // The feature width a user's TorchScript backbone gave on the probe rows (spec.json records
+    // it in place of the preset's backbone.feature_dim, which such a backbone does not read).
+    int64_t script_feature_dim_ = 0;
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -230,8 +233,14 @@ void Run::check_user_models(const ExperimentSpec& spec) {
             b.erase("script_sha256");  // recorded after the first check
             const std::string what = b.dump() + task.dump();
             if (checked_models_.insert(what).second)
+            {
                 model_hashes_[spec.backbone.script] =
                     check_backbone_in_child(spec, *data_, options_.stop);
+                // Checked in the child: safe to load here for the width it gives.
+                BackboneSpec probe = spec.backbone;
+                probe.init = "file";  // the check draws nothing from the generators
+                script_feature_dim_ = load_torchscript_backbone(probe, *data_)->feature_dim();
+            }
         }
         if (!spec.icnn.script.empty()) {
             if (data_->x_train.dim() != 2)
@@ -295,6 +304,9 @@ void Run::create_folder() {
     resolved["backbone"]["script_sha256"] = first.backbone.script_sha256;
     resolved["icnn"]["script_sha256"] = first.icnn.script_sha256;
     if (freeze_record_) resolved["backbone_freeze"] = *freeze_record_;
+    // What ran: a TorchScript backbone's own feature width.
+    if (first.backbone.kind == "torchscript" && script_feature_dim_ > 0)
+        resolved["backbone"]["feature_dim"] = script_feature_dim_;
     resolved["versions"] = version_info();
     resolved["data"] = {{"n_train", data_->n_train()},
                         {"n_test", data_->n_test()},

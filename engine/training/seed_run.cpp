@@ -280,6 +280,11 @@ void SeedRun::run() {
     // the last unit that saved one.)
     last_state_save_ = std::chrono::steady_clock::now();
     if (!resumed && !resume_blocker_.empty()) save_unit_state(0, false);
+    if (!resumed && spec_.log_initial && !log_initial_metrics()) {
+        cancelled_ = true;
+        finish();
+        return;
+    }
     // Methods on several threads: between two sync steps every method trains on its own (see
     // train_chunk).
     groups_ = std::min<int>(where_.method_threads, static_cast<int>(slots_.size()));
@@ -529,6 +534,29 @@ void SeedRun::log_fixed_spectrum(int step) {
         emit(s, step, "kappa", sp.kappa);
         emit(s, step, "eff_rank", sp.effective_rank);
     }
+}
+
+bool SeedRun::log_initial_metrics() {
+    for (auto& s : slots_) {
+        if (!s.active) continue;
+        // A method whose test metrics need a first step (nothing fitted yet) has no step-0
+        // point; it is not a failure of the run.
+        std::map<std::string, double> test;
+        try {
+            test = s.trainer->evaluate_test();
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (!std::isfinite(test.count("test_loss") ? test.at("test_loss") : NAN)) continue;
+        for (const auto& [k, v] : test) emit(s, 0, k, v);
+        if (spec_.diagnostics.train_set_loss)
+            emit(s, 0, "train_set_loss", s.trainer->train_set_loss());
+    }
+    update_.step = 0;
+    const bool go_on = reporter_.report(where_.unit, update_);
+    update_.points.clear();
+    update_.traces.clear();
+    return go_on && !stop_requested();
 }
 
 void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now) {

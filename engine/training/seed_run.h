@@ -99,6 +99,8 @@ private:
     bool observe(int step);
     void emit(Slot& s, int step, const std::string& metric, double value);
     bool log_metrics(Slot& s, int step);
+    // spec log_initial: the untrained models' test metrics as step 0. False when cancelled.
+    bool log_initial_metrics();
     void log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now);
     // The spectrum of fixed features (FeatureProbe::fixed_features), once per unit.
     void log_fixed_spectrum(int step);
