@@ -22,7 +22,7 @@ using stats::format_p;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kClaimNaN = std::numeric_limits<double>::quiet_NaN();
 
 nlohmann::json read_json_file(const std::string& path) {
     std::ifstream in(path);
@@ -255,7 +255,7 @@ Verdict evaluate_cross_covariance(const Claim& claim, const RunTable& t) {
         std::string method;
         bool structural = false, exact_zero = false, tested = false;
         std::vector<double> sigma, p, z, theta, p_theta, spread;
-        double fisher = kNaN, fisher_theta = kNaN;
+        double fisher = kClaimNaN, fisher_theta = kClaimNaN;
         int below = 0;
     };
     std::vector<Cell> cells;
@@ -302,7 +302,7 @@ Verdict evaluate_cross_covariance(const Claim& claim, const RunTable& t) {
         ", each ablation at α/k (Bonferroni over the k ablations with a slack)";
     int k = 0;
     for (size_t i = 1; i < cells.size(); ++i) k += cells[i].tested ? 1 : 0;
-    const double full_abs = full.sigma.empty() ? kNaN : stats::mean(full.sigma);
+    const double full_abs = full.sigma.empty() ? kClaimNaN : stats::mean(full.sigma);
     std::string ours;
     bool variant_significant = false;
     double worst_variant_p = 1;
@@ -520,7 +520,7 @@ TimeToTarget time_to_target(const std::string& run_dir, const std::string& label
                             const std::string& metric, double target, bool lower_is_better) {
     const auto rows = read_metrics_csv((fs::path(run_dir) / run_folder::kMetrics).string());
     struct Point {
-        double value = kNaN, seconds = kNaN;
+        double value = kClaimNaN, seconds = kClaimNaN;
     };
     std::map<std::uint64_t, std::map<int, Point>> by_seed;  // seed → step → point
     for (const auto& r : rows) {

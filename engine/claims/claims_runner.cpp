@@ -208,7 +208,7 @@ nlohmann::json method_entry(const nlohmann::json& spec, const std::string& label
     throw SpecError("methods", "claim tuning: no method labelled '" + label + "' in the run");
 }
 
-std::string joined(const std::vector<std::string>& v, const std::string& sep) {
+std::string joined_claim_text(const std::vector<std::string>& v, const std::string& sep) {
     std::string out;
     for (const auto& s : v) out += (out.empty() ? "" : sep) + s;
     return out;
@@ -223,11 +223,12 @@ bool tune_claim(const Claim& claim, const Recipe& recipe, SubRunner& runner, Cla
     std::vector<std::string> grids;
     for (const auto& axis : t.axes) {
         std::vector<std::string> settings;
-        for (const auto& s : axis.settings) settings.push_back("{" + joined(s, ", ") + "}");
-        grids.push_back(axis.method + ": " + joined(settings, " "));
+        for (const auto& s : axis.settings)
+            settings.push_back("{" + joined_claim_text(s, ", ") + "}");
+        grids.push_back(axis.method + ": " + joined_claim_text(settings, " "));
     }
     row.tuning = "grids of " + std::to_string(t.axes.front().settings.size()) +
-                 " settings each — " + joined(grids, "; ") + ". Chosen by the mean " +
+                 " settings each — " + joined_claim_text(grids, "; ") + ". Chosen by the mean " +
                  t.select_metric + " over " + std::to_string(t.seeds) +
                  " seeds on a validation split (task.split=validation: the last 20 % of the "
                  "training rows, held out; the test split unread)";
@@ -244,16 +245,16 @@ bool tune_claim(const Claim& claim, const Recipe& recipe, SubRunner& runner, Cla
             if (!c.at.empty())
                 j["sweep"]["values"] = nlohmann::json::array({nlohmann::json::parse(c.at)});
             j["seeds"] = seeds_json(t.seeds);
-            const std::string dir =
-                runner.run(j, claim.id + "/tune-" + axis.method + "-" + std::to_string(i),
-                           "tuning " + axis.method + " " + joined(axis.settings[i], " "));
+            const std::string dir = runner.run(
+                j, claim.id + "/tune-" + axis.method + "-" + std::to_string(i),
+                "tuning " + axis.method + " " + joined_claim_text(axis.settings[i], " "));
             if (dir.empty()) return false;
             const auto vals = read_run_table(dir).values(t.select_metric, axis.method, c.at);
             std::vector<double> v;
             for (const auto& [seed, x] : vals) v.push_back(x);
             const double score = v.size() == static_cast<size_t>(t.seeds) ? stats::mean(v) : NAN;
             row.tuning_scores.push_back(
-                axis.method + " " + joined(axis.settings[i], " ") + ": " +
+                axis.method + " " + joined_claim_text(axis.settings[i], " ") + ": " +
                 (std::isfinite(score) ? format_number(score, 4) : std::string("a seed failed")) +
                 " (" + std::to_string(v.size()) + "/" + std::to_string(t.seeds) + " seeds)");
             const bool better =
@@ -278,10 +279,10 @@ bool tune_claim(const Claim& claim, const Recipe& recipe, SubRunner& runner, Cla
                                            axis.method + " at its best setting (test split)");
         if (dir.empty()) return false;
         finals.push_back(read_run_table(dir));
-        best_text.push_back(axis.method + ": " + joined(axis.settings[best_i], " "));
+        best_text.push_back(axis.method + ": " + joined_claim_text(axis.settings[best_i], " "));
     }
     row.tuned = true;
-    row.best_settings = joined(best_text, "; ");
+    row.best_settings = joined_claim_text(best_text, "; ");
     row.best = evaluate_claim(claim, merge_tables(finals));
     return true;
 }

@@ -14,7 +14,7 @@ namespace liftlab::stats {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kStatsNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // Continued fraction of I_x(a, b) (modified Lentz), valid for x < (a + 1)/(a + b + 2).
@@ -75,7 +75,7 @@ double clamp_p(double p) {
     return std::min(1.0, std::max(0.0, p));
 }
 
-void require(bool ok, const std::string& what) {
+void require_stats(bool ok, const std::string& what) {
     if (!ok) throw std::invalid_argument(what);
 }
 
@@ -173,7 +173,7 @@ double normal_cdf(double z) {
 }
 
 double normal_quantile(double p) {
-    require(p > 0 && p < 1, "normal_quantile: p must be in (0, 1), got " + std::to_string(p));
+    require_stats(p > 0 && p < 1, "normal_quantile: p must be in (0, 1), got " + std::to_string(p));
     // Acklam's rational approximation (relative error < 1.2e-9) ...
     static const double a[] = {-3.969683028665376e+01, 2.209460984245205e+02,
                                -2.759285104469687e+02, 1.383577518672690e+02,
@@ -211,8 +211,8 @@ double normal_quantile(double p) {
 }
 
 double regularized_beta(double x, double a, double b) {
-    require(a > 0 && b > 0, "regularized_beta: a and b must be positive");
-    require(x >= 0 && x <= 1, "regularized_beta: x must be in [0, 1]");
+    require_stats(a > 0 && b > 0, "regularized_beta: a and b must be positive");
+    require_stats(x >= 0 && x <= 1, "regularized_beta: x must be in [0, 1]");
     if (x == 0) return 0;
     if (x == 1) return 1;
     const double log_front =
@@ -223,8 +223,8 @@ double regularized_beta(double x, double a, double b) {
 }
 
 double regularized_gamma_p(double a, double x) {
-    require(a > 0, "regularized_gamma_p: a must be positive");
-    require(x >= 0, "regularized_gamma_p: x must be non-negative");
+    require_stats(a > 0, "regularized_gamma_p: a must be positive");
+    require_stats(x >= 0, "regularized_gamma_p: x must be non-negative");
     if (x == 0) return 0;
     const double log_front = a * std::log(x) - x - std::lgamma(a);
     if (x < a + 1) {  // series
@@ -255,34 +255,34 @@ double regularized_gamma_p(double a, double x) {
 }
 
 double student_t_cdf(double t, double df) {
-    require(df > 0, "student_t_cdf: df must be positive");
-    if (std::isnan(t)) return kNaN;
+    require_stats(df > 0, "student_t_cdf: df must be positive");
+    if (std::isnan(t)) return kStatsNaN;
     if (std::isinf(t)) return t > 0 ? 1 : 0;
     const double tail = 0.5 * regularized_beta(df / (df + t * t), 0.5 * df, 0.5);
     return t > 0 ? 1 - tail : tail;
 }
 
 double student_t_quantile(double p, double df) {
-    require(p > 0 && p < 1, "student_t_quantile: p must be in (0, 1)");
-    require(df > 0, "student_t_quantile: df must be positive");
+    require_stats(p > 0 && p < 1, "student_t_quantile: p must be in (0, 1)");
+    require_stats(df > 0, "student_t_quantile: df must be positive");
     double hi = 1;
     while (student_t_cdf(hi, df) < std::max(p, 1 - p)) hi *= 2;
     return bisect([df](double t) { return student_t_cdf(t, df); }, p, -hi, hi, 1e-15);
 }
 
 double chi_squared_sf(double x, double df) {
-    require(df > 0, "chi_squared_sf: df must be positive");
+    require_stats(df > 0, "chi_squared_sf: df must be positive");
     if (x <= 0) return 1;
     return 1 - regularized_gamma_p(0.5 * df, 0.5 * x);
 }
 
 double mean(const std::vector<double>& x) {
-    if (x.empty()) return kNaN;
+    if (x.empty()) return kStatsNaN;
     return std::accumulate(x.begin(), x.end(), 0.0) / static_cast<double>(x.size());
 }
 
 double sample_sd(const std::vector<double>& x) {
-    if (x.empty()) return kNaN;
+    if (x.empty()) return kStatsNaN;
     if (x.size() < 2) return 0;
     const double m = mean(x);
     double s = 0;
@@ -292,7 +292,8 @@ double sample_sd(const std::vector<double>& x) {
 
 TTest welch_t_test(const std::vector<double>& a, const std::vector<double>& b, Alternative alt,
                    double confidence) {
-    require(a.size() >= 2 && b.size() >= 2, "welch_t_test: each sample needs at least 2 values");
+    require_stats(a.size() >= 2 && b.size() >= 2,
+                  "welch_t_test: each sample needs at least 2 values");
     const double na = static_cast<double>(a.size()), nb = static_cast<double>(b.size());
     const double va = std::pow(sample_sd(a), 2) / na, vb = std::pow(sample_sd(b), 2) / nb;
     const double se = std::sqrt(va + vb);
@@ -303,14 +304,14 @@ TTest welch_t_test(const std::vector<double>& a, const std::vector<double>& b, A
 
 TTest one_sample_t_test(const std::vector<double>& x, double mu0, Alternative alt,
                         double confidence) {
-    require(x.size() >= 2, "one_sample_t_test: needs at least 2 values");
+    require_stats(x.size() >= 2, "one_sample_t_test: needs at least 2 values");
     const double n = static_cast<double>(x.size());
     return t_result(mean(x) - mu0, sample_sd(x) / std::sqrt(n), n - 1, alt, confidence);
 }
 
 RankTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>& b,
                         Alternative alt) {
-    require(!a.empty() && !b.empty(), "mann_whitney_u: both samples need values");
+    require_stats(!a.empty() && !b.empty(), "mann_whitney_u: both samples need values");
     RankTest r;
     bool ties = false;
     for (double x : a)
@@ -381,10 +382,10 @@ RankTest mann_whitney_u(const std::vector<double>& a, const std::vector<double>&
 }
 
 CombinedTest fisher_combined(const std::vector<double>& p_values) {
-    require(!p_values.empty(), "fisher_combined: no p-values");
+    require_stats(!p_values.empty(), "fisher_combined: no p-values");
     CombinedTest r;
     for (double p : p_values) {
-        require(p > 0 && p <= 1, "fisher_combined: a p-value outside (0, 1]");
+        require_stats(p > 0 && p <= 1, "fisher_combined: a p-value outside (0, 1]");
         r.statistic += -2 * std::log(p);
     }
     r.df = 2 * static_cast<int>(p_values.size());
@@ -393,8 +394,8 @@ CombinedTest fisher_combined(const std::vector<double>& p_values) {
 }
 
 double binomial_test(int64_t k, int64_t n, double p0, Alternative alt) {
-    require(n >= 1 && k >= 0 && k <= n, "binomial_test: need 0 <= k <= n, n >= 1");
-    require(p0 >= 0 && p0 <= 1, "binomial_test: p0 must be in [0, 1]");
+    require_stats(n >= 1 && k >= 0 && k <= n, "binomial_test: need 0 <= k <= n, n >= 1");
+    require_stats(p0 >= 0 && p0 <= 1, "binomial_test: p0 must be in [0, 1]");
     auto pmf = [&](int64_t i) { return std::exp(log_binomial_pmf(i, n, p0)); };
     double p = 0;
     if (alt == Alternative::Greater) {
@@ -410,7 +411,7 @@ double binomial_test(int64_t k, int64_t n, double p0, Alternative alt) {
 }
 
 std::pair<double, double> clopper_pearson(int64_t k, int64_t n, double confidence) {
-    require(n >= 1 && k >= 0 && k <= n, "clopper_pearson: need 0 <= k <= n, n >= 1");
+    require_stats(n >= 1 && k >= 0 && k <= n, "clopper_pearson: need 0 <= k <= n, n >= 1");
     const double alpha = 1 - confidence;
     const double kk = static_cast<double>(k), nn = static_cast<double>(n);
     // Beta quantiles by bisection on the regularised incomplete beta function.
@@ -423,9 +424,9 @@ std::pair<double, double> clopper_pearson(int64_t k, int64_t n, double confidenc
 }
 
 double fisher_exact_test(int64_t a, int64_t b, int64_t c, int64_t d, Alternative alt) {
-    require(a >= 0 && b >= 0 && c >= 0 && d >= 0, "fisher_exact_test: negative count");
+    require_stats(a >= 0 && b >= 0 && c >= 0 && d >= 0, "fisher_exact_test: negative count");
     const int64_t row1 = a + b, col1 = a + c, total = a + b + c + d;
-    require(total > 0, "fisher_exact_test: empty table");
+    require_stats(total > 0, "fisher_exact_test: empty table");
     const int64_t lo = std::max<int64_t>(0, row1 + col1 - total), hi = std::min(row1, col1);
     auto prob = [&](int64_t x) { return std::exp(log_hypergeometric(x, row1, col1, total)); };
     double p = 0;
@@ -465,7 +466,7 @@ double basin_threshold(const std::vector<double>& losses, int grid) {
     for (double x : losses)
         if (std::isfinite(x)) v.push_back(x);
     const size_t n = v.size();
-    if (n < 4 || grid < 3) return kNaN;
+    if (n < 4 || grid < 3) return kStatsNaN;
     std::sort(v.begin(), v.end());
     // Quartiles by the "exclusive" rule (positions (n + 1)·i/4, clamped), as Python's
     // statistics.quantiles, so the threshold matches scripts/cpflow-demo-stats.py.
@@ -477,7 +478,7 @@ double basin_threshold(const std::vector<double>& losses, int grid) {
         return (v[j - 1] * static_cast<double>(4 - delta) + v[j] * static_cast<double>(delta)) / 4;
     };
     const double spread = std::min(sample_sd(v), (quartile(3) - quartile(1)) / 1.34);
-    if (!(spread > 0)) return kNaN;
+    if (!(spread > 0)) return kStatsNaN;
     const double h = 0.9 * spread * std::pow(static_cast<double>(n), -0.2);
     const double lo = v.front() - 3 * h, hi = v.back() + 3 * h;
     std::vector<double> x(grid), dens(grid);
@@ -492,7 +493,7 @@ double basin_threshold(const std::vector<double>& losses, int grid) {
     for (int i = 1; i + 1 < grid; ++i)
         if (dens[i - 1] < dens[i] && dens[i] >= dens[i + 1] && dens[i] >= 0.05 * top)
             modes.push_back(i);
-    if (modes.size() < 2) return kNaN;
+    if (modes.size() < 2) return kStatsNaN;
     int valley = modes[0];
     for (int i = modes[0]; i <= modes[1]; ++i)
         if (dens[i] < dens[valley]) valley = i;
