@@ -5,8 +5,9 @@
 // preparation never blocks the window) and can be cancelled: a cancelled or superseded probe's
 // result is dropped.
 //
-// probeModel() is the one place the window calls into the model check; a probe in a child
-// process (with time and memory limits) replaces its body, nothing else.
+// probeModel() is the one place the window calls into the model check. It runs the engine's
+// child-process check first (engine/nn/model_probe.h: time and memory limits, a crash or a hang
+// contained), then reads the checked file here for the details shown.
 #pragma once
 #include <QMetaType>
 #include <QObject>
