@@ -85,8 +85,10 @@ ModelProbeResult probeModel(const ModelProbeRequest& request, const std::atomic<
                                          inputShapeText(x).toStdString());
             spec.icnn.script = file;
             spec.icnn.script_sha256.clear();
-            spec.icnn.constrained.clear();  // the user ticks them after this check
-            spec.icnn.constrained_regex.clear();
+            // The user ticks the non-negative ones after this check: for the load and the
+            // forward pass, every parameter is taken as it is in the file.
+            spec.icnn.constrained.clear();
+            spec.icnn.constrained_regex = ".*";
             check_icnn_in_child(spec, data, &cancel);
             auto loaded = load_torchscript(file, key);
             torch::Tensor e;

@@ -27,7 +27,7 @@ namespace liftlab {
 namespace {
 
 // cf-regression's teacher task (16 → 4) at test size, the built-in mlp 16 → 32 → 16 features.
-ExperimentSpec probe_spec(const std::string& method) {
+ExperimentSpec freeze_spec(const std::string& method) {
     ExperimentSpec s;
     s.name = "freeze-test";
     s.task.kind = "teacher-regression";
@@ -85,7 +85,7 @@ double first_order_residual(const torch::Tensor& phi, const torch::Tensor& y,
 constexpr double kFirstOrderTolerance = 1e-12;
 
 TEST(FrozenBackbone, SpecTakesTrueAListOrARegexAndRoundTrips) {
-    const auto base = to_json(probe_spec("adam"));
+    const auto base = to_json(freeze_spec("adam"));
     for (const nlohmann::json& value :
          {nlohmann::json(true), nlohmann::json(false), nlohmann::json({"layers.0.weight"}),
           nlohmann::json("layers\\.0\\..*")}) {
@@ -128,7 +128,7 @@ TEST(FrozenBackbone, SpecTakesTrueAListOrARegexAndRoundTrips) {
 }
 
 TEST(FrozenBackbone, ResolvesNamesAndRefusesOnesThatMatchNothing) {
-    auto spec = probe_spec("adam");
+    auto spec = freeze_spec("adam");
     const auto data = make_dataset(spec.task);
     FreezeResolution r;
     spec.backbone.freeze_regex = "layers\\.1\\..*";
@@ -171,7 +171,7 @@ TEST(FrozenBackbone, ClosedFormHeadsSolveExactlyOnTheFixedFeaturesOfAFrozenFile)
     // the batch's fixed features: W satisfies its first-order condition.
     test::TempDir dir;
     for (const std::string method : {"cf-ridge", "cf-prox", "cf-rls"}) {
-        auto spec = probe_spec(method);
+        auto spec = freeze_spec(method);
         spec.backbone.kind = "torchscript";
         spec.backbone.script = frozen_example(dir);
         const auto data = make_dataset(spec.task);
@@ -202,7 +202,7 @@ TEST(FrozenBackbone, ClosedFormHeadsSolveExactlyOnTheFixedFeaturesOfAFrozenFile)
 }
 
 TEST(FrozenBackbone, FullDataHeadReachesTheRidgeOptimumInOneSolve) {
-    auto spec = probe_spec("cf-full");
+    auto spec = freeze_spec("cf-full");
     spec.backbone.freeze_all = true;
     spec.methods[0].beta = 2.0;
     const auto data = make_dataset(spec.task);
@@ -230,7 +230,7 @@ TEST(FrozenBackbone, GradientMethodsTrainTheHeadAlone) {
     test::TempDir dir;
     for (const bool script : {false, true})
         for (const std::string method : {"adam", "sgd", "ce"}) {
-            auto spec = probe_spec(method);
+            auto spec = freeze_spec(method);
             if (method == "ce") {
                 spec.task.kind = "class-mixture";
                 spec.task.input_dim = 16;
@@ -260,7 +260,7 @@ TEST(FrozenBackbone, GradientMethodsTrainTheHeadAlone) {
 
 TEST(FrozenBackbone, PartlyFrozenBackbonesKeepTheirFrozenWeights) {
     for (const std::string method : {"adam", "cf-prox", "cf-full"}) {
-        auto spec = probe_spec(method);
+        auto spec = freeze_spec(method);
         spec.backbone.freeze_names = {"layers.0.weight", "layers.1.bias"};
         const auto data = make_dataset(spec.task);
         MethodTrainer t(spec, spec.methods[0], data, 2);
@@ -280,11 +280,11 @@ TEST(FrozenBackbone, PartlyFrozenBackbonesKeepTheirFrozenWeights) {
 
 TEST(FrozenBackbone, RunRecordsTheFreezeAndLogsTheFixedSpectrumOnce) {
     test::TempDir dir;
-    auto spec = probe_spec("cf-full");
+    auto spec = freeze_spec("cf-full");
     spec.backbone.kind = "torchscript";
     spec.backbone.script = frozen_example(dir);
-    spec.methods.push_back(probe_spec("adam").methods[0]);
-    spec.methods.push_back(probe_spec("cf-prox").methods[0]);
+    spec.methods.push_back(freeze_spec("adam").methods[0]);
+    spec.methods.push_back(freeze_spec("cf-prox").methods[0]);
     spec.seeds = {0, 1};
     spec.steps = 12;
     spec.log_every = 4;
@@ -327,7 +327,7 @@ TEST(FrozenBackbone, RunRecordsTheFreezeAndLogsTheFixedSpectrumOnce) {
 }
 
 TEST(FrozenBackbone, AFreezeThatMatchesNothingLeavesNoRunFolder) {
-    auto spec = probe_spec("cf-prox");
+    auto spec = freeze_spec("cf-prox");
     spec.backbone.freeze_regex = "backbone\\..*";
     test::TempDir out;
     RunOptions options;

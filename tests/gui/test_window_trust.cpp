@@ -197,6 +197,9 @@ TEST(WindowTrust, StartRunsTheSeedsStepsAndBatchThePresetSays) {
     liftlab::ExperimentForm* form = window.form();
     for (const auto& preset : liftlab::builtin_presets()) {
         ASSERT_TRUE(window.selectPreset(QString::fromStdString(preset.name)));
+        // A preset that ships its model (cf-linear-probe) has it checked first.
+        ASSERT_TRUE(QTest::qWaitFor([&] { return !form->modelBox()->reading(); }, kProbeTimeoutMs))
+            << preset.name;
         nlohmann::json spec;
         QString title, error;
         ASSERT_TRUE(form->buildSpec(&spec, &title, &error))
