@@ -797,6 +797,13 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"checkpoint_every", s.diagnostics.checkpoint_every}}}};
 }
 
+bool samples_its_target(const TaskSpec& task) {
+    const auto* kind = find_task_kind(task.kind);
+    if (!kind) return false;
+    const auto& sampled = kind->sampled_targets;
+    return std::find(sampled.begin(), sampled.end(), task.target) != sampled.end();
+}
+
 bool is_icnn_task(const std::string& kind) {
     const auto* t = find_task_kind(kind);
     return t && t->family == TaskFamily::Icnn;

@@ -245,6 +245,9 @@ std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const Experimen
 // True for the ICNN family's task kinds (icnn-ebm-1d, icnn-ebm-nd, cpflow-toy, cpflow-tabular).
 bool is_icnn_task(const std::string& kind);
 bool is_positivity_method(const std::string& name);
+// Whether `task`'s target is one the engine can draw fresh samples from (its task kind's
+// sampled_targets; false: a data set).
+bool samples_its_target(const TaskSpec& task);
 
 // Parses and validates. Throws SpecError naming the dotted key on any problem.
 ExperimentSpec parse_spec(const nlohmann::json& j);

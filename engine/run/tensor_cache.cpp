@@ -1,4 +1,4 @@
-#include "data/tensor_cache.h"
+#include "run/tensor_cache.h"
 
 #include <filesystem>
 #include <random>
