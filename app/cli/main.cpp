@@ -20,7 +20,12 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage:
+constexpr const char* kUsage =
+    R"(LiftLab compares training methods in two families: closed-form last layers (cf-ridge,
+cf-prox, cf-rls, cf-full) against gradient-trained ones (sgd, adam) on a backbone + last-layer
+task, and the ICNN energy model's positivity strategies (the lifter and its ablations, softplus,
+pgd) and CP-Flow on a density task. `liftlab-cli list` names every preset, method and task kind.
+usage:
   liftlab-cli list                                   presets, then the registered methods and task kinds
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--methods A,B,...] [--set key=value ...]
                                    [--seeds N] [--steps N] [--format png|svg|pdf] [--shard K/N]

@@ -10,6 +10,7 @@
 #include <QMenuBar>
 #include <QSettings>
 
+#include "help_menu.h"
 #include "main_window.h"
 #include "run_view.h"
 
@@ -20,6 +21,7 @@ LabActions::LabActions(MainWindow* window, QDockWidget* historyDock)
     buildFileMenu();
     buildRunMenu();
     buildViewMenu(historyDock);
+    addHelpMenu(window_);
 }
 
 void LabActions::readSettings(const QSettings& settings) {

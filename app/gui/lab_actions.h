@@ -1,7 +1,8 @@
 // The lab window's menus and their actions (File: open, compare, exports; Run: start, queue,
-// pause, stop, landscapes; View: the tabs, the history dock, the dark palette), in the manner of
-// LabPlot's ActionsManager: the window keeps the state, this class only asks it to act. It also
-// remembers the folders the file dialogs last used (settings "paths/open", "paths/export").
+// pause, stop, landscapes; View: the tabs, the history dock, the dark palette; Help: help_menu.h),
+// in the manner of LabPlot's ActionsManager: the window keeps the state, this class only asks it
+// to act. It also remembers the folders the file dialogs last used (settings "paths/open",
+// "paths/export").
 #pragma once
 #include <QObject>
 #include <QString>

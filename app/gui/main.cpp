@@ -65,7 +65,12 @@ int main(int argc, char** argv) {
 
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("LiftLab: compare closed-form last layers and their baselines, live."));
+        QStringLiteral("LiftLab: compare training methods, live, in two families:\n"
+                       "  closed-form last layers (cf-ridge, cf-prox, cf-rls, cf-full) against "
+                       "gradient-trained ones (sgd, adam), on a backbone + last-layer task;\n"
+                       "  the ICNN energy model's positivity strategies (the lifter and its "
+                       "ablations, softplus, pgd) and CP-Flow, on a density task.\n"
+                       "`liftlab-cli list` names every preset, method and task kind."));
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption presetOpt(QStringLiteral("preset"),
@@ -102,8 +107,7 @@ int main(int argc, char** argv) {
         QStringLiteral("DIR"));
     const QCommandLineOption modelOpt(
         QStringLiteral("model"),
-        QStringLiteral("Your TorchScript backbone or ICNN for the preset (README, \"Bring your own "
-                       "model\")."),
+        QStringLiteral("Your TorchScript backbone or ICNN for the preset (docs/your-model.md)."),
         QStringLiteral("FILE"));
     const QCommandLineOption constrainedOpt(
         QStringLiteral("constrained"),
