@@ -1,11 +1,8 @@
 #include "help_menu.h"
 
 #include <QAction>
-#include <QCoreApplication>
 #include <QDialog>
 #include <QDialogButtonBox>
-#include <QDir>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QMainWindow>
 #include <QMenu>
@@ -13,8 +10,6 @@
 #include <QMessageBox>
 #include <QSet>
 #include <QTableWidget>
-#include <QTextBrowser>
-#include <QUrl>
 #include <QVBoxLayout>
 #include <QtGlobal>
 
@@ -61,25 +56,6 @@ QDialog* helpDialog(QMainWindow* window, const QString& title, QWidget* body) {
     return dialog;
 }
 
-void showUserGuide(QMainWindow* window) {
-    const QString path = userGuidePath();
-    if (path.isEmpty()) {
-        QMessageBox::information(window, QObject::tr("User guide"),
-                                 QObject::tr("The user guide (docs/user-guide.md) is not "
-                                             "installed; it is in LiftLab's source tree."));
-        return;
-    }
-    auto* browser = new QTextBrowser;
-    browser->setObjectName(QStringLiteral("userGuide"));
-    browser->setOpenExternalLinks(true);
-    browser->setSearchPaths({QFileInfo(path).absolutePath()});  // the guide's pictures
-    browser->setSource(QUrl::fromLocalFile(path), QTextDocument::MarkdownResource);
-    QDialog* dialog = helpDialog(window, QObject::tr("LiftLab user guide"), browser);
-    dialog->setObjectName(QStringLiteral("userGuideDialog"));
-    dialog->resize(900, 800);
-    dialog->show();
-}
-
 void showShortcuts(QMainWindow* window) {
     const auto rows = shortcutRows(window);
     auto* table = new QTableWidget(rows.size(), 2);
@@ -110,17 +86,6 @@ void showAbout(QMainWindow* window) {
 }
 
 }  // namespace
-
-QString userGuidePath() {
-    const QStringList candidates = {
-        QDir(QCoreApplication::applicationDirPath())
-            .filePath(QStringLiteral("../share/doc/liftlab/user-guide.md")),
-        QStringLiteral(LIFTLAB_SOURCE_DIR "/docs/user-guide.md"),
-    };
-    for (const QString& c : candidates)
-        if (QFileInfo(c).isFile()) return QFileInfo(c).canonicalFilePath();
-    return {};
-}
 
 QList<QPair<QString, QString>> shortcutRows(QMainWindow* window) {
     QList<QPair<QString, QString>> rows;
@@ -170,12 +135,10 @@ QString aboutText(const AboutFacts& f) {
            QStringLiteral("</table>");
 }
 
-QMenu* addHelpMenu(QMainWindow* window) {
+QMenu* addHelpMenu(QMainWindow* window, QAction* userGuide) {
     QMenu* help = window->menuBar()->addMenu(QObject::tr("&Help"));
     help->setObjectName(QStringLiteral("helpMenu"));
-    QAction* guide =
-        help->addAction(QObject::tr("&User guide"), window, [window] { showUserGuide(window); });
-    guide->setShortcut(QKeySequence::HelpContents);
+    help->addAction(userGuide);  // F1 (user_guide.h), one action for the key and the menu
     help->addAction(QObject::tr("&Keyboard shortcuts"), window,
                     [window] { showShortcuts(window); });
     help->addSeparator();

@@ -1,4 +1,4 @@
-// The window's Help menu: the user guide (docs/user-guide.md, shown rendered), the keyboard
+// The window's Help menu: the user guide (user_guide.h: docs/user-guide.md, rendered), the keyboard
 // shortcuts (read from the window's own actions, so the list cannot go stale) and About (the
 // versions of LiftLab, Qt and LibTorch, the BLAS core, the build). The engine's facts arrive here
 // as plain strings (core/version.h); no torch header is included.
@@ -7,17 +7,15 @@
 #include <QPair>
 #include <QString>
 
+class QAction;
 class QMainWindow;
 class QMenu;
 
 namespace liftlab {
 
-// Adds "&Help" (User guide F1, Keyboard shortcuts, About LiftLab) to `window`'s menu bar.
-QMenu* addHelpMenu(QMainWindow* window);
-
-// docs/user-guide.md: the installed copy (<bin>/../share/doc/liftlab/) if there is one, else the
-// source tree's; "" when neither exists.
-QString userGuidePath();
+// Adds "&Help" (`userGuide`, the F1 action; Keyboard shortcuts; About LiftLab) to `window`'s
+// menu bar.
+QMenu* addHelpMenu(QMainWindow* window, QAction* userGuide);
 
 // Every action of `window` with a shortcut: ("File › Open run folder…", "Ctrl+O"), in menu order,
 // then the actions outside the menus. Several shortcuts of one action are joined by ", ".

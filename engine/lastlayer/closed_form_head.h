@@ -54,6 +54,7 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
+    bool accumulates_gram() const override { return true; }
     void save_state(StateArchive& a, const std::string& prefix) const override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
 
@@ -69,6 +70,7 @@ public:
         : ClosedFormHead(d, k), beta_(beta), refresh_every_(refresh_every) {}
     bool wants_full_data(int step) const override { return (step - 1) % refresh_every_ == 0; }
     void solve_full(const GramStatistics& stats) override;
+    bool accumulates_gram() const override { return true; }
     double regulariser() const override { return beta_; }
 
 private:
