@@ -5,7 +5,8 @@
 //   gram      cf-full's Gram accumulation over the whole training set (each rank: n / N rows),
 //             including the statistics all-reduce
 // Every line also carries the payload bytes this rank sent per step/refresh (measured by the
-// communicator) and the bytes that gathering the features instead would have moved.
+// communicator) and the bytes that gathering the features instead would have moved. Rank 0 prints
+// JSON lines (bench/bench_record.h): cases "step", "gram" and "statistics_bytes".
 // usage: liftlab-bench-ddp --rank R --world-size N --port P [--threads T] [--batch B]
 //                          [--n-full N] [--feature-dim D]
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "bench_record.h"
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
 #include "core/compute_threads.h"
@@ -69,14 +71,15 @@ int main(int argc, char** argv) {
     auto report = [&](const char* kase, const char* method, double seconds, int64_t bytes,
                       int64_t gather_bytes) {
         if (launch.rank != 0) return;
-        std::printf(
-            "{\"case\": \"%s\", \"method\": \"%s\", \"ranks\": %d, \"threads\": %d, "
-            "\"batch\": %d, \"n_full\": %lld, \"feature_dim\": %lld, \"per_s\": %.2f, "
-            "\"bytes_sent\": %lld, \"gradient_bytes\": %lld, \"gather_bytes\": %lld}\n",
-            kase, method, world, threads, batch, static_cast<long long>(n_full),
-            static_cast<long long>(d), 1.0 / seconds, static_cast<long long>(bytes),
-            static_cast<long long>(param_bytes), static_cast<long long>(gather_bytes));
-        std::fflush(stdout);
+        liftlab::bench::print_record("liftlab-bench-ddp", kase, method, threads,
+                                     {{"ranks", world},
+                                      {"batch", batch},
+                                      {"n_full", n_full},
+                                      {"feature_dim", static_cast<long long>(d)}},
+                                     {{"steps_per_s", 1.0 / seconds},
+                                      {"sent_bytes", bytes},
+                                      {"gradient_bytes", param_bytes},
+                                      {"gather_bytes", gather_bytes}});
     };
 
     for (const auto& m : spec.methods) {
@@ -106,11 +109,11 @@ int main(int argc, char** argv) {
             m.name == "cf-prox" ? liftlab::feature_gather_payload_bytes(batch / world, d, k) : 0);
     }
     if (launch.rank == 0)
-        std::printf(
-            "{\"case\": \"statistics_bytes\", \"feature_dim\": %lld, \"outputs\": %lld, "
-            "\"bytes\": %lld}\n",
-            static_cast<long long>(d), static_cast<long long>(k),
-            static_cast<long long>(liftlab::statistics_payload_bytes(d, k)));
+        liftlab::bench::print_record(
+            "liftlab-bench-ddp", "statistics_bytes", "", threads,
+            {{"feature_dim", static_cast<long long>(d)}, {"outputs", static_cast<long long>(k)}},
+            {{"statistics_bytes",
+              static_cast<long long>(liftlab::statistics_payload_bytes(d, k))}});
     std::fflush(stdout);
     std::_Exit(0);  // skip the process group's teardown
 }

@@ -2,8 +2,11 @@
 // (cf-regression: adam, sgd, cf-ridge, cf-prox), a 5 ms timer on the GUI thread measures how late
 // it fires; the longest lateness is the longest event-loop stall a user could feel (target:
 // < 20 ms). Then curves of 10⁶ points: time of a full replot of the curve panel (target: < 30 ms).
-// usage: liftlab-bench-gui [seconds=15] [dense.png]   (offscreen by default; prints two tables)
-// Also printed: each panel's longest replot; LIFTLAB_BENCH_REPLOTS=1 lists every replot over 10 ms.
+// usage: liftlab-bench-gui [seconds=15] [dense.png]   (offscreen by default)
+// Prints JSON lines (bench/bench_record.h): case "event_loop" (the lateness), "panel_replot" (each
+// panel's longest replot, to tell which redraw a stall comes from) and "curve_replot" (the 10⁶
+// points); threads 0: the window's own default. LIFTLAB_BENCH_REPLOTS=1 lists every replot over
+// 10 ms on stderr. With LIFTLAB_BENCH_SMOKE the curves have 4 × 2 500 points and 2 replots.
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QElapsedTimer>
@@ -18,6 +21,8 @@
 #include <random>
 #include <vector>
 
+#include "bench_record.h"
+#include "bench_timer.h"
 #include "core/allocator_tuning.h"
 #include "loss_curve_panel.h"
 #include "main_window.h"
@@ -100,18 +105,21 @@ int main(int argc, char** argv) {
     });
     QObject::connect(&window, &liftlab::MainWindow::runEnded, &app, &QApplication::quit);
     app.exec();
-    std::printf(
-        "== GUI event loop while 4 methods train (%.0f s, %zu ticks of %d ms, %d points "
-        "plotted) ==\n",
-        seconds, lateness.size(), kTickMs, points);
-    std::printf("%-28s %10.2f ms\n", "median lateness", percentile(lateness, 0.5));
-    for (const auto& [name, ms] : longestReplot)
-        std::printf("  longest replot %-28s %7.2f ms\n", qPrintable(name), ms);
-    std::printf("%-28s %10.2f ms\n", "99th percentile lateness", percentile(lateness, 0.99));
     const double worst =
         lateness.empty() ? NAN : *std::max_element(lateness.begin(), lateness.end());
-    std::printf("%-28s %10.2f ms   (target < 20 ms: %s)\n", "longest stall", worst,
-                worst < 20 ? "met" : "NOT met");
+    liftlab::bench::print_record("liftlab-bench-gui", "event_loop", "", 0,
+                                 {{"preset", "cf-regression"},
+                                  {"methods", 4},
+                                  {"seconds", seconds},
+                                  {"tick_ms", kTickMs},
+                                  {"points_plotted", points}},
+                                 {{"median_lateness_ms", percentile(lateness, 0.5)},
+                                  {"p99_lateness_ms", percentile(lateness, 0.99)},
+                                  {"longest_stall_ms", worst}});
+    for (const auto& [name, ms] : longestReplot)
+        liftlab::bench::print_record("liftlab-bench-gui", "panel_replot", "", 0,
+                                     {{"panel", name.toStdString()}, {"seconds", seconds}},
+                                     {{"longest_replot_ms", ms}});
 
     // 2. Redraw of 10⁶-point curves (4 methods × 250 000 points), full replot.
     liftlab::LossCurvePanel panel;
@@ -119,7 +127,8 @@ int main(int argc, char** argv) {
     panel.show();
     std::mt19937 rng(1);
     std::normal_distribution<double> noise(0.0, 0.05);
-    const int n = 250000;
+    const int n = liftlab::bench::smoke() ? 2500 : 250000;
+    const int runs = liftlab::bench::smoke() ? 2 : 20;
     for (const char* m : {"adam", "sgd", "cf-ridge", "cf-prox"}) {
         QVector<double> x(n), y(n);
         for (int i = 0; i < n; ++i) {
@@ -131,18 +140,17 @@ int main(int argc, char** argv) {
     panel.rescale();
     panel.plot()->replot(QCustomPlot::rpImmediateRefresh);  // warm-up
     std::vector<double> ms;
-    for (int r = 0; r < 20; ++r) {
+    for (int r = 0; r < runs; ++r) {
         QElapsedTimer t;
         t.start();
         panel.plot()->replot(QCustomPlot::rpImmediateRefresh);
         ms.push_back(t.nsecsElapsed() / 1e6);
     }
     if (argc > 2) panel.exportTo(QString::fromLocal8Bit(argv[2]), 1200, 700);  // to look at it
-    std::printf(
-        "\n== Curve panel, 4 × 250 000 = 10⁶ points, full replot at 1200×700 (20 runs) ==\n");
-    std::printf("%-28s %10.2f ms\n", "median", percentile(ms, 0.5));
-    std::printf("%-28s %10.2f ms   (target < 30 ms: %s)\n", "worst",
-                *std::max_element(ms.begin(), ms.end()),
-                percentile(ms, 0.5) < 30 ? "met (median)" : "NOT met");
+    liftlab::bench::print_record(
+        "liftlab-bench-gui", "curve_replot", "", 0,
+        {{"points", 4 * n}, {"width", 1200}, {"height", 700}, {"runs", runs}},
+        {{"median_ms", percentile(ms, 0.5)},
+         {"worst_ms", *std::max_element(ms.begin(), ms.end())}});
     return 0;
 }

@@ -1,15 +1,16 @@
 // Training steps per second of LiftLab's ICNN trainer on the icnn-ebm-1d preset's sizes (ICNN
 // 128 wide × 3 layers, fresh 1-D Gumbel samples, batch 256, Adam 1e-3, gradient clip 1, the
 // training log Z by composite Gauss–Legendre on icnn.train_quadrature_points nodes, default 512),
-// for pgd, softplus and lifter, printed as JSON lines
+// for pgd, softplus and lifter, printed as JSON lines (bench/bench_record.h, case "train_step")
 // beside bench/reference_icnn_step.py (the same step in PyTorch). Shoulder tracking is off so
 // both sides do exactly the step.
 // usage: liftlab-bench-icnn THREADS [TRAINING_QUADRATURE_NODES [METHOD,...]]
 //   (METHOD list: only those, e.g. `lifter` to time one step with farm-bench)
-// For the lifter a second line gives the floor its readouts set: the three passes over the readout
-// weights every step needs (y = b + Θh, ∂ℓ/∂h = Θᵀg, the Adam update with ∂ℓ/∂Θ = g hᵀ formed
-// in the pass), timed alone with the engine's own kernels on the lifter's shapes — the time the
-// lifter's step cannot go below however the rest of it is written — and the bytes they move.
+// For the lifter a second line (case "readout_floor") gives the floor its readouts set: the three
+// passes over the readout weights every step needs (y = b + Θh, ∂ℓ/∂h = Θᵀg, the Adam update with
+// ∂ℓ/∂Θ = g hᵀ formed in the pass), timed alone with the engine's own kernels on the lifter's
+// shapes — the time the lifter's step cannot go below however the rest of it is written — and the
+// bytes they move.
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>
@@ -17,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_record.h"
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
 #include "core/compute_threads.h"
@@ -94,18 +96,19 @@ int main(int argc, char** argv) {
         const double s = liftlab::bench::median_seconds_per_call([&] { trainer.step(); },
                                                                  /*calls_per_rep=*/10,
                                                                  /*reps=*/5, /*warmup_calls=*/5);
-        std::printf(
-            "{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"points\": %d, "
-            "\"steps_per_s\": %.2f}\n",
-            name.c_str(), threads, spec.icnn.train_quadrature_points, 1.0 / s);
+        const nlohmann::ordered_json params = {{"preset", "icnn-ebm-1d"},
+                                               {"points", spec.icnn.train_quadrature_points}};
+        liftlab::bench::print_record("liftlab-bench-icnn", "train_step", name, threads, params,
+                                     {{"steps_per_s", 1.0 / s}});
         if (auto* lifter = dynamic_cast<liftlab::LifterPositivity*>(&trainer.icnn()->strategy())) {
             const auto [floor_s, bytes] = readout_floor(*lifter);
-            std::printf(
-                "{\"impl\": \"liftlab\", \"method\": \"%s\", \"part\": \"readout passes alone\", "
-                "\"ms\": %.3f, \"step_ms\": %.3f, \"MB\": %.1f, \"GB_per_s\": %.1f}\n",
-                name.c_str(), 1e3 * floor_s, 1e3 * s, bytes / 1e6, bytes / floor_s / 1e9);
+            liftlab::bench::print_record("liftlab-bench-icnn", "readout_floor", name, threads,
+                                         params,
+                                         {{"readout_ms", 1e3 * floor_s},
+                                          {"step_ms", 1e3 * s},
+                                          {"moved_mb", bytes / 1e6},
+                                          {"readout_gb_per_s", bytes / floor_s / 1e9}});
         }
-        std::fflush(stdout);
     }
     return 0;
 }

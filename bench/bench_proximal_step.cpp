@@ -14,6 +14,10 @@
 //                  everything but the forward and those two kernels cost nothing — the least
 //                  this order can reach with a float64 Gram on this machine's BLAS.
 // Adam is the trainers' (make_optimizer: the fused update) on both sides.
+// Each cell is one JSON line (bench/bench_record.h, case "prox_vs_grad"): the times in ms
+// (grad_ms, prox_cholesky_ms, prox_woodbury_ms, w_first_ms, forward_ms, solve_ms, gram_ms,
+// factor_ms) and the ratios to grad_ms (cholesky_ratio, woodbury_ratio, w_first_ratio,
+// floor_ratio); bench/side_by_side.sh prints them as a table.
 // usage: liftlab-bench-prox THREADS [D N]   (D N: that one cell only, e.g. to profile it)
 #include <algorithm>
 #include <cstdio>
@@ -21,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "bench_record.h"
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
 #include "core/blas_lapack.h"
@@ -70,12 +75,6 @@ int main(int argc, char** argv) {
     torch::manual_seed(0);
     constexpr int64_t kInput = 16, kOutputs = 4, kHidden = 128;
     constexpr double kLambda = 1.0;
-    std::printf("threads=%d  backbone %lld-%lld-%lld-d, %lld outputs, lambda=%g\n", threads,
-                static_cast<long long>(kInput), static_cast<long long>(kHidden),
-                static_cast<long long>(kHidden), static_cast<long long>(kOutputs), kLambda);
-    std::printf("%6s %5s %12s %14s %14s %12s %10s %10s %12s %10s %10s %9s %9s %11s\n", "d", "n",
-                "grad_ms", "prox_chol_ms", "prox_wood_ms", "wfirst_ms", "chol/grad", "wood/grad",
-                "wfirst/grad", "fwd_ms", "solve_ms", "gram_ms", "chol_ms", "floor/grad");
     std::vector<int64_t> widths{64, 256, 1024}, batches{16, 128};
     if (argc > 3) {
         widths = {std::atoll(argv[2])};
@@ -154,12 +153,25 @@ int main(int argc, char** argv) {
 
             const auto [gram, chol] = float64_kernels(liftlab::bias_column_f64(feats_now));
 
-            std::printf(
-                "%6lld %5lld %12.3f %14.3f %14.3f %12.3f %10.2f %10.2f %12.2f %10.3f %10.3f %9.3f "
-                "%9.3f %11.2f\n",
-                static_cast<long long>(d), static_cast<long long>(n), 1e3 * g, 1e3 * c, 1e3 * wb,
-                1e3 * wfirst, c / g, wb / g, wfirst / g, 1e3 * fwd, 1e3 * solve, 1e3 * gram,
-                1e3 * chol, (g + fwd + gram + chol) / g);
+            liftlab::bench::print_record("liftlab-bench-prox", "prox_vs_grad", "cf-prox", threads,
+                                         {{"d", d},
+                                          {"n", n},
+                                          {"input", kInput},
+                                          {"hidden", kHidden},
+                                          {"outputs", kOutputs},
+                                          {"lambda", kLambda}},
+                                         {{"grad_ms", 1e3 * g},
+                                          {"prox_cholesky_ms", 1e3 * c},
+                                          {"prox_woodbury_ms", 1e3 * wb},
+                                          {"w_first_ms", 1e3 * wfirst},
+                                          {"cholesky_ratio", c / g},
+                                          {"woodbury_ratio", wb / g},
+                                          {"w_first_ratio", wfirst / g},
+                                          {"forward_ms", 1e3 * fwd},
+                                          {"solve_ms", 1e3 * solve},
+                                          {"gram_ms", 1e3 * gram},
+                                          {"factor_ms", 1e3 * chol},
+                                          {"floor_ratio", (g + fwd + gram + chol) / g}});
         }
     }
     return 0;

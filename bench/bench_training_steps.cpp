@@ -1,9 +1,11 @@
 // Training steps per second of LiftLab's own trainer (adam, cf-prox) on the cf-regression preset's
-// sizes, printed as JSON lines so bench/side_by_side.sh can set them beside the PyTorch reference.
+// sizes, printed as JSON lines (bench/bench_record.h, case "train_step") so bench/side_by_side.sh
+// can set them beside the PyTorch reference.
 // usage: liftlab-bench-steps THREADS
 #include <cstdio>
 #include <cstdlib>
 
+#include "bench_record.h"
 #include "bench_timer.h"
 #include "core/allocator_tuning.h"
 #include "core/compute_threads.h"
@@ -26,10 +28,9 @@ int main(int argc, char** argv) {
         const double s = liftlab::bench::median_seconds_per_call([&] { trainer.step(); },
                                                                  /*calls_per_rep=*/200,
                                                                  /*reps=*/5, /*warmup_calls=*/50);
-        std::printf(
-            "{\"impl\": \"liftlab\", \"method\": \"%s\", \"threads\": %d, \"batch\": %d, "
-            "\"steps_per_s\": %.1f}\n",
-            name, threads, spec.batch_size, 1.0 / s);
+        liftlab::bench::print_record("liftlab-bench-steps", "train_step", name, threads,
+                                     {{"preset", "cf-regression"}, {"batch", spec.batch_size}},
+                                     {{"steps_per_s", 1.0 / s}});
     }
     return 0;
 }

@@ -10,10 +10,12 @@ the step), softplus (theta = softplus(theta~), theta~ = softplus^-1 of the folde
 lifter (every ICNN tensor emitted by one 96 -> numel readout from the DeepSets code h(X): body
 1-64-64-96 with ReLU after every layer, mean-pooled, standardised by the unbiased std + 1e-5;
 softplus and slack bias -2 on the constrained heads; the ICNN template frozen).
-Prints one JSON line per method.
+Prints one JSON line per method in the benches' schema (bench/bench_record.h, case
+"train_step"); with LIFTLAB_BENCH_SMOKE set (not "0") every timing is one call, no warm-up.
 usage: reference_icnn_step.py THREADS [TRAINING_QUADRATURE_NODES]
 """
 import json
+import os
 import math
 import statistics
 import sys
@@ -134,6 +136,8 @@ def make_method(name):
 
 
 def timed(step, calls=10, reps=5, warmup=5):
+    if os.environ.get("LIFTLAB_BENCH_SMOKE", "0") not in ("", "0"):
+        calls, reps, warmup = 1, 1, 0
     for _ in range(warmup):
         step()
     t = []
@@ -147,5 +151,8 @@ def timed(step, calls=10, reps=5, warmup=5):
 
 for name in ("pgd", "softplus", "lifter"):
     s = timed(make_method(name))
-    print(json.dumps({"impl": "pytorch", "method": name, "threads": threads, "points": points,
-                      "steps_per_s": round(1.0 / s, 2), "torch": torch.__version__}), flush=True)
+    print(json.dumps({"schema": "liftlab-bench/1", "bench": "reference_icnn_step.py",
+                      "impl": "pytorch", "case": "train_step", "method": name, "threads": threads,
+                      "params": {"preset": "icnn-ebm-1d", "points": points},
+                      "results": {"steps_per_s": 1.0 / s},
+                      "versions": {"torch": torch.__version__}}), flush=True)

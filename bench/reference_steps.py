@@ -4,10 +4,12 @@
 Sizes from resources/presets/cf-regression.json: MLP 16-128-128-64 (tanh), 4 outputs, batch 32,
 4096 training samples. `adam`: Adam on backbone and linear head. `cf-prox` (backbone-first): Adam
 step on the backbone at fixed W, then a no-grad forward and the float64 proximal solve, through
-Woodbury when n < d (as LiftLab's automatic path does). Prints one JSON line per method.
+Woodbury when n < d (as LiftLab's automatic path does). Prints one JSON line per method in the benches' schema (bench/bench_record.h, case
+"train_step"); with LIFTLAB_BENCH_SMOKE set (not "0") every timing is one call, no warm-up.
 usage: reference_steps.py THREADS
 """
 import json
+import os
 import statistics
 import sys
 import time
@@ -55,6 +57,8 @@ def prox_solve(phi, y, lam, w0):
 
 
 def timed(step, calls=200, reps=5, warmup=50):
+    if os.environ.get("LIFTLAB_BENCH_SMOKE", "0") not in ("", "0"):
+        calls, reps, warmup = 1, 1, 0
     for _ in range(warmup):
         step()
     t = []
@@ -106,5 +110,8 @@ def prox_method():
 
 for name, make in (("adam", adam_method), ("cf-prox", prox_method)):
     s = timed(make())
-    print(json.dumps({"impl": "pytorch", "method": name, "threads": threads, "batch": batch,
-                      "steps_per_s": round(1.0 / s, 1), "torch": torch.__version__}))
+    print(json.dumps({"schema": "liftlab-bench/1", "bench": "reference_steps.py", "impl": "pytorch",
+                      "case": "train_step", "method": name, "threads": threads,
+                      "params": {"preset": "cf-regression", "batch": batch},
+                      "results": {"steps_per_s": 1.0 / s},
+                      "versions": {"torch": torch.__version__}}), flush=True)

@@ -16,7 +16,7 @@
 #include <cstdlib>
 #include "core/activity.h"
 #include "core/allocator_tuning.h"
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 
 #include "claims_command.h"
 #include "cli_commands.h"
@@ -25,7 +25,12 @@
 
 namespace {
 
-constexpr const char* kUsage = R"(usage:
+constexpr const char* kUsage =
+    R"(LiftLab compares training methods in two families: closed-form last layers (cf-ridge,
+cf-prox, cf-rls, cf-full) against gradient-trained ones (sgd, adam) on a backbone + last-layer
+task, and the ICNN energy model's positivity strategies (the lifter and its ablations, softplus,
+pgd) and CP-Flow on a density task. `liftlab-cli list` names every preset, method and task kind.
+usage:
   liftlab-cli list                                   presets, then the registered methods and task kinds
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--methods A,B,...] [--set key=value ...]
                                    [--seeds N] [--steps N] [--format png|svg|pdf] [--shard K/N]
@@ -69,7 +74,7 @@ int usage_error(const QString& msg) {
 
 int main(int argc, char** argv) {
     // `liftlab-cli probe-model DIR` (hidden): the child process that checks a user's TorchScript
-    // file for a run (engine/nn/model_probe.h). First: no Qt, no re-exec, nothing else.
+    // file for a run (engine/training/model_probe.h). First: no Qt, no re-exec, nothing else.
     if (const auto code = liftlab::run_model_probe_if_asked(argc, argv)) return *code;
     liftlab::ensure_passive_openmp(argv);
     // LIFTLAB_TRACE_ACTIVITY=1: every phase the engine enters, on stderr (what a Ctrl-C would

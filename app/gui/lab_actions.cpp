@@ -11,6 +11,7 @@
 #include <QSettings>
 
 #include "comparison_file.h"
+#include "help_menu.h"
 #include "main_window.h"
 #include "run_controls.h"
 #include "run_view.h"
@@ -23,13 +24,14 @@ LabActions::LabActions(MainWindow* window, QDockWidget* historyDock, RunControls
     buildFileMenu();
     buildRunMenu(controls);
     buildViewMenu(historyDock);
-    // F1, wherever the focus is (the Help menu itself is another piece of work).
+    // F1, wherever the focus is; also the Help menu's first entry.
     help_ = new QAction(tr("User guide"), window_);
     help_->setObjectName(QStringLiteral("userGuide"));
     help_->setShortcut(QKeySequence::HelpContents);
     help_->setShortcutContext(Qt::ApplicationShortcut);
     connect(help_, &QAction::triggered, window_, [this] { showUserGuide(window_); });
     window_->addAction(help_);
+    addHelpMenu(window_, help_);
 }
 
 void LabActions::readSettings(const QSettings& settings) {

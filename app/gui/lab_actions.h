@@ -1,6 +1,6 @@
 // The lab window's menus and their actions (File: open, compare, save/open a comparison, exports;
 // Run: start, queue, pause, stop, re-run, landscapes; View: the tabs, the history dock, the dark
-// palette; F1: the user guide), in the manner of
+// palette; Help: the user guide (F1), shortcuts, About — help_menu.h), in the manner of
 // LabPlot's ActionsManager: the window keeps the state, this class only asks it to act. It also
 // remembers the folders the file dialogs last used (settings "paths/open", "paths/export").
 #pragma once

@@ -19,7 +19,7 @@
 #include "passive_openmp.h"
 
 #include "core/allocator_tuning.h"
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 
 #include "comparison_file.h"
 #include "main_window.h"
@@ -50,7 +50,7 @@ extern "C" void onTerminationSignal(int signo) {
 
 int main(int argc, char** argv) {
     // `liftlab probe-model DIR` (hidden): the child process that checks a user's TorchScript file
-    // (engine/nn/model_probe.h) for the model box and the runs. First: no Qt, nothing else.
+    // (engine/training/model_probe.h) for the model box and the runs. First: no Qt, nothing else.
     if (const auto code = liftlab::run_model_probe_if_asked(argc, argv)) return *code;
     liftlab::ensure_passive_openmp(argv);
     liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
@@ -75,9 +75,14 @@ int main(int argc, char** argv) {
     for (const auto& t : liftlab::RunView::tabInfos())
         tabs += QStringLiteral("\n  %1  %2: %3").arg(t.key, -9).arg(t.title, t.tip);
     parser.setApplicationDescription(
-        QStringLiteral("LiftLab: compare closed-form last layers and their baselines, live.\n"
-                       "F1 in the window opens the user guide; every form field's tooltip "
-                       "names its spec key and default.\n\nTabs (--tab KEY):") +
+        QStringLiteral("LiftLab: compare training methods, live, in two families:\n"
+                       "  closed-form last layers (cf-ridge, cf-prox, cf-rls, cf-full) against "
+                       "gradient-trained ones (sgd, adam), on a backbone + last-layer task;\n"
+                       "  the ICNN energy model's positivity strategies (the lifter and its "
+                       "ablations, softplus, pgd) and CP-Flow, on a density task.\n"
+                       "`liftlab-cli list` names every preset, method and task kind. F1 in the "
+                       "window opens the user guide; every form field's tooltip names its spec "
+                       "key and default.\n\nTabs (--tab KEY):") +
         tabs);
     parser.addHelpOption();
     parser.addVersionOption();
@@ -119,8 +124,7 @@ int main(int argc, char** argv) {
         QStringLiteral("DIR"));
     const QCommandLineOption modelOpt(
         QStringLiteral("model"),
-        QStringLiteral("Your TorchScript backbone or ICNN for the preset (README, \"Bring your own "
-                       "model\")."),
+        QStringLiteral("Your TorchScript backbone or ICNN for the preset (docs/your-model.md)."),
         QStringLiteral("FILE"));
     const QCommandLineOption constrainedOpt(
         QStringLiteral("constrained"),

@@ -30,7 +30,7 @@ public:
 std::string current_activity();
 
 // Called with the text of every Activity entered on any thread (nothing when empty). The model
-// probe's child process reports its phase this way (nn/model_probe.h).
+// probe's child process reports its phase this way (training/model_probe.h).
 void set_activity_listener(std::function<void(const std::string&)> listener);
 
 // The run was stopped while a long phase was under way; what it had computed so far is dropped.

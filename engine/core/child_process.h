@@ -1,5 +1,5 @@
 // A helper process for work that may crash, hang or exhaust memory (a user's TorchScript model:
-// nn/model_probe.h), so that none of it can take the calling process down.
+// training/model_probe.h), so that none of it can take the calling process down.
 //
 // POSIX only, no Qt: the engine's runner starts it from whichever thread runs the experiment (the
 // CLI's main thread, the window's worker). posix_spawn, not fork: forking a process that already

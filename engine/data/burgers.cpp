@@ -2,7 +2,7 @@
 
 #include "core/c_numbers.h"
 #include "core/numeric.h"
-#include "data/tensor_cache.h"
+#include "run/tensor_cache.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 

@@ -10,11 +10,11 @@
 #include "data/demand_design.h"
 #include "data/fmnist_latents.h"
 #include "data/idx_loader.h"
+#include "data/tabular21.h"
 #include "data/teacher_regression.h"
 #include "ebm/log_concave_targets.h"
 #include "ebm/nd_targets.h"
 #include "ebm/toy2d.h"
-#include "flows/tabular21.h"
 #include "spec/experiment_spec.h"
 
 namespace liftlab {

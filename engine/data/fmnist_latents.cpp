@@ -1,7 +1,7 @@
 #include "data/fmnist_latents.h"
 
 #include "core/c_numbers.h"
-#include "data/tensor_cache.h"
+#include "run/tensor_cache.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 

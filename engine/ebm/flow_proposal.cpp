@@ -11,8 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "data/tensor_cache.h"
 #include "ebm/importance.h"
+#include "run/tensor_cache.h"
 
 namespace liftlab {
 

@@ -163,7 +163,7 @@ private:
     torch::Tensor independent_batch_;
 };
 
-// The strategies are registered by name in methods/builtin_methods.cpp; build one by name with
+// The strategies are registered by name in builtins/builtin_methods.cpp; build one by name with
 // make_positivity (methods/method_registry.h).
 
 }  // namespace liftlab

@@ -3,9 +3,7 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "icnn/positivity.h"
 #include "lastlayer/last_layer.h"
-#include "spec/experiment_spec.h"
 
 namespace liftlab {
 
@@ -200,13 +198,6 @@ const TaskKindInfo& task_kind_info(const std::string& name) {
     if (const auto* t = find_task_kind(name)) return *t;
     throw std::invalid_argument("unknown task kind '" + name +
                                 "' (valid: " + names_of(task_kind_registry()) + ")");
-}
-
-bool samples_its_target(const TaskSpec& task) {
-    const auto* kind = find_task_kind(task.kind);
-    if (!kind) return false;
-    const auto& sampled = kind->sampled_targets;
-    return std::find(sampled.begin(), sampled.end(), task.target) != sampled.end();
 }
 
 std::vector<std::string> task_kind_names() {

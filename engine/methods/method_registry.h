@@ -2,7 +2,7 @@
 // hyper-parameters it reads (with their defaults), a documentation line, its plot colour and
 // its factory. The spec parser, the trainer factory, the CLI `list`, the GUI form and the plot
 // colours read it; nothing else compares method or task names. The entries themselves are
-// registered in methods/builtin_methods.cpp, one line each (like PlotJuggler's
+// registered in builtins/builtin_methods.cpp, one line each (like PlotJuggler's
 // registerTransform<T>() calls in its main.cpp).
 // Torch-free: front ends include it without LibTorch headers.
 #pragma once
@@ -167,8 +167,6 @@ const std::vector<TaskKindInfo>& task_kind_registry();
 const TaskKindInfo* find_task_kind(const std::string& name);
 // The entry called `name`; throws std::invalid_argument naming the registered kinds.
 const TaskKindInfo& task_kind_info(const std::string& name);
-// Whether `task`'s target is one the engine can draw fresh samples from (false: a data set).
-bool samples_its_target(const TaskSpec& task);
 std::vector<std::string> task_kind_names();
 
 // The head of a gradient or closed-form method (its entry's make_head).
@@ -186,7 +184,7 @@ std::shared_ptr<PositivityStrategy> make_positivity(const std::string& name, Ten
                                                     TensorShapeList free_shapes, int64_t input_dim,
                                                     const PositivityOptions& options = {});
 
-// The built-in entries (methods/builtin_methods.cpp): the registry holds these.
+// The built-in entries (builtins/builtin_methods.cpp): the registry holds these.
 std::vector<MethodInfo> builtin_methods();
 std::vector<TaskKindInfo> builtin_task_kinds();
 

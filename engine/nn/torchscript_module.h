@@ -12,7 +12,7 @@
 namespace liftlab {
 
 // What load_torchscript and torchscript_forward are doing (core/activity.h): the model probe's
-// child reports them as its phase (nn/model_probe.h), Ctrl-C names them.
+// child reports them as its phase (training/model_probe.h), Ctrl-C names them.
 constexpr const char* kTorchScriptLoadActivity = "loading the TorchScript file";
 constexpr const char* kTorchScriptForwardActivity = "the forward pass of a TorchScript model";
 
@@ -27,14 +27,14 @@ struct LoadedTorchScript {
 // Loads `path`, converted to float32. Throws SpecError(key, "<path>: what is wrong") when the file
 // is missing or not regular, is not a TorchScript archive, has no forward method or no parameter.
 // With `expected_sha256`, bytes with another SHA-256 are refused (SpecError on key + "_sha256")
-// before LibTorch reads them: a file checked in the model probe's child (nn/model_probe.h) and
+// before LibTorch reads them: a file checked in the model probe's child (training/model_probe.h) and
 // replaced since is never loaded in-process.
 LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
                                    const std::string& expected_sha256 = "");
 
 // load_torchscript's own checks alone, without LibTorch (no module is made): what a file fails
 // here it fails in load_torchscript with the same SpecError. The model probe runs them in the
-// calling process before it starts a child (nn/model_probe.h).
+// calling process before it starts a child (training/model_probe.h).
 void check_torchscript_archive(const std::string& path, const std::string& key,
                                const std::string& expected_sha256 = "");
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "run/run_folder_schema.h"
-#include "training/progress.h"
+#include "run/run_records.h"
 
 namespace liftlab {
 

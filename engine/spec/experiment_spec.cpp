@@ -871,6 +871,13 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"checkpoint_every", s.diagnostics.checkpoint_every}}}};
 }
 
+bool samples_its_target(const TaskSpec& task) {
+    const auto* kind = find_task_kind(task.kind);
+    if (!kind) return false;
+    const auto& sampled = kind->sampled_targets;
+    return std::find(sampled.begin(), sampled.end(), task.target) != sampled.end();
+}
+
 bool freezes_backbone(const BackboneSpec& b) {
     return b.freeze_all || !b.freeze_names.empty() || !b.freeze_regex.empty();
 }

@@ -254,7 +254,7 @@ struct ExperimentSpec {
     // 0: at every log point. A resume repeats at most this much training.
     double save_state_seconds = 30.0;
     // A user's TorchScript file (backbone.script, icnn.script) is loaded, checked and run on its
-    // probe batch in a child process (nn/model_probe.h) that is stopped after this many seconds
+    // probe batch in a child process (training/model_probe.h) that is stopped after this many seconds
     // and may use at most probe_memory_gib GiB of address space (0: half the machine's memory).
     double probe_timeout_seconds = 60.0;
     double probe_memory_gib = 0.0;
@@ -271,6 +271,9 @@ bool freezes_backbone(const BackboneSpec& backbone);
 // True for the ICNN family's task kinds (icnn-ebm-1d, icnn-ebm-nd, cpflow-toy, cpflow-tabular).
 bool is_icnn_task(const std::string& kind);
 bool is_positivity_method(const std::string& name);
+// Whether `task`'s target is one the engine can draw fresh samples from (its task kind's
+// sampled_targets; false: a data set).
+bool samples_its_target(const TaskSpec& task);
 
 // Parses and validates. Throws SpecError naming the dotted key on any problem.
 ExperimentSpec parse_spec(const nlohmann::json& j);

@@ -18,42 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "run/run_folder_schema.h"
+#include "run/run_records.h"
 
 namespace liftlab {
-
-struct MetricPoint {
-    int step = 0;
-    std::string method;  // the method's label
-    std::uint64_t seed = 0;
-    std::string metric;
-    double value = 0;
-};
-
-// Singular values of the probe-set features of one method at one step.
-struct SpectrumPoint {
-    int step = 0;
-    std::string method;
-    std::uint64_t seed = 0;
-    std::vector<double> singular_values;  // descending
-};
-
-// One sample of a traced coordinate (ICNN family: θ̃ coordinates for the escape dynamics).
-struct TracePoint {
-    int step = 0;
-    std::string method;
-    std::uint64_t seed = 0;
-    int coordinate = 0;
-    double value = 0;
-};
-
-struct MethodStatus {
-    std::string method;
-    std::uint64_t seed = 0;
-    RunStatus status = RunStatus::Running;
-    int step = 0;        // step at which the status was reached
-    std::string reason;  // human-readable detail for diverged/failed
-};
 
 // Where one parallel worker is (runs of several seeds go on the available cores at once).
 struct WorkerProgress {

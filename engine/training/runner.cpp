@@ -31,7 +31,7 @@
 #include "methods/method_registry.h"
 #include "nn/backbone_freeze.h"
 #include "nn/feature_backbone.h"
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
@@ -222,7 +222,7 @@ void Run::check_backbone(const ExperimentSpec& spec) {
 
 // A user's TorchScript model is checked on the run's data before a run folder exists: a file
 // that is not TorchScript, a shape mismatch or a forward that throws is a spec error (exit 2).
-// The check runs in a child process (nn/model_probe.h): a crash, a hang or a model that eats the
+// The check runs in a child process (training/model_probe.h): a crash, a hang or a model that eats the
 // memory is a spec error too, and a stop ends the child at once (DataCancelled). Each model and
 // data set is checked once per run (the sweep's sub-specs share the check).
 void Run::check_user_models(const ExperimentSpec& spec) {

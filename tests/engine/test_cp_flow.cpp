@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "data/csv_table.h"
+#include "data/tabular21.h"
 #include "ebm/toy2d.h"
 #include "flows/cp_flow.h"
-#include "flows/tabular21.h"
 #include "icnn/icnn.h"
 #include "test_helpers.h"
 

@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 
 int main(int argc, char** argv) {
     // Runs that check a user's TorchScript file start this program again as the check's child.

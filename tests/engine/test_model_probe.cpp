@@ -18,7 +18,7 @@
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "diagnostics/feature_spectrum.h"
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "spec/experiment_spec.h"
 #include "test_helpers.h"

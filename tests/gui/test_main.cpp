@@ -5,7 +5,7 @@
 #include <QTemporaryDir>
 
 #include "method_palette.h"
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 #include "settings_scope.h"
 
 int main(int argc, char** argv) {

@@ -1,4 +1,4 @@
-#include "nn/model_probe.h"
+#include "training/model_probe.h"
 
 #include <fcntl.h>
 #include <signal.h>

@@ -1,4 +1,4 @@
-#include "flows/tabular21.h"
+#include "data/tabular21.h"
 
 #include "core/c_numbers.h"
 #include "core/numeric.h"
