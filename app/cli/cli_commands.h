@@ -12,8 +12,14 @@ struct RunArgs {
     std::string out_dir = "runs";
     std::string methods;            // "adam,cf-prox": only these methods (select_methods)
     std::vector<std::string> sets;  // key=value overrides, applied in order
-    int seeds = 0;                  // > 0: seeds = 0..N-1
-    int steps = 0;                  // > 0: overrides steps
+    // STEP:LABEL.KEY=VALUE live-setting changes (parse_event_text), after the spec's own events.
+    std::vector<std::string> events;
+    // --fork RUN_DIR --from-step N: a child of that run from its kept state at or before N
+    // (the parent's spec.json with the overrides above in place of PRESET|SPEC.json).
+    std::string fork_dir;
+    int from_step = -1;
+    int seeds = 0;  // > 0: seeds = 0..N-1
+    int steps = 0;  // > 0: overrides steps
     std::string figure_format = "png";
     DistributedArgs distributed;  // data-parallel rank and sweep shard
     // Continue this killed run folder (training/resume.h) instead of starting one.

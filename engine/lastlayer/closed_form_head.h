@@ -32,6 +32,8 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return beta_; }
+    std::map<std::string, double> settings() const override { return {{"beta", beta_}}; }
+    void set_setting(const std::string& key, double value) override;
 
 private:
     double beta_;
@@ -43,6 +45,8 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
+    std::map<std::string, double> settings() const override { return {{"lambda", lambda_}}; }
+    void set_setting(const std::string& key, double value) override;
 
 private:
     double lambda_;
@@ -54,6 +58,9 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
+    // ρ only: λ is the initial precision A₀ = λI, spent at the start.
+    std::map<std::string, double> settings() const override { return {{"rho", rho_}}; }
+    void set_setting(const std::string& key, double value) override;
     void save_state(StateArchive& a, const std::string& prefix) const override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
 
@@ -70,6 +77,8 @@ public:
     bool wants_full_data(int step) const override { return (step - 1) % refresh_every_ == 0; }
     void solve_full(const GramStatistics& stats) override;
     double regulariser() const override { return beta_; }
+    std::map<std::string, double> settings() const override { return {{"beta", beta_}}; }
+    void set_setting(const std::string& key, double value) override;
 
 private:
     double beta_;

@@ -399,6 +399,20 @@ void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
     last_evaluation_.clear();
 }
 
+std::map<std::string, double> IcnnTrainer::live_settings() const {
+    return {{"lr", adam_ ? adam_->lr() : optimizer_->param_groups().front().options().get_lr()}};
+}
+
+void IcnnTrainer::set_live_setting(const std::string& key, double value) {
+    if (key != "lr")
+        throw std::invalid_argument("an ICNN strategy's live setting is 'lr', not '" + key + "'");
+    if (!(value > 0)) throw std::invalid_argument("lr must be positive");
+    if (adam_)
+        adam_->set_lr(value);
+    else
+        for (auto& group : optimizer_->param_groups()) group.options().set_lr(value);
+}
+
 bool IcnnTrainer::export_model(const std::string& path) {
     const std::string& kind = spec_.task.kind;
     if (kind != "icnn-ebm-1d" && kind != "icnn-ebm-nd") return false;

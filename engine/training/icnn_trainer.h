@@ -29,7 +29,8 @@ class FusedAdam;     // training/fused_adam.h
 class IcnnTrainer : public Trainer,
                     public DensityDiagnostics,
                     public ModelExport,
-                    public Resumable {
+                    public Resumable,
+                    public LiveSettings {
 public:
     IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                 std::uint64_t seed);
@@ -63,6 +64,9 @@ public:
     std::string resume_blocker() const override;
     void save_state(StateArchive& a, const std::string& prefix) override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
+    // "lr": the step size of the strategy's optimizer (lifter, softplus, pgd, …).
+    std::map<std::string, double> live_settings() const override;
+    void set_live_setting(const std::string& key, double value) override;
 
     Icnn& icnn() { return icnn_; }
     // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]).
