@@ -191,8 +191,19 @@ void AblationPanel::redraw() {
     if (!(span > 0)) span = 1.0;  // nothing but exact zeros
     plot_->yAxis->setRange(lo - span * (labelBelow ? kLabelRoom : kPlainMargin),
                            hi + span * (labelAbove ? kLabelRoom : kPlainMargin));
-    if (bars_.isEmpty()) addEmptyNote(plot_, plot_->axisRect(), tr("no bars"));
+    if (bars_.isEmpty()) {
+        // Over the zero line: on a background of its own.
+        QCPItemText* note = addEmptyNote(plot_, plot_->axisRect(),
+                                         emptyReason_.isEmpty() ? tr("no bars") : emptyReason_);
+        note->setBrush(QColor(255, 255, 255, 235));
+        note->setPadding(QMargins(8, 4, 8, 4));
+    }
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void AblationPanel::setEmptyReason(const QString& reason) {
+    emptyReason_ = reason;
+    redraw();
 }
 
 bool AblationPanel::exportTo(const QString& path, int width, int height) {

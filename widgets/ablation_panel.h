@@ -36,6 +36,9 @@ public:
 
     void clear() override;
     int barCount() const { return bars_.size(); }
+    // What the empty plot says (default "no bars"): why the run has none and what to do.
+    void setEmptyReason(const QString& reason);
+    QString emptyReason() const { return emptyReason_; }
     // "p = 0.005", "p < 0.001", "p = 1" ("" for an unknown method or no p).
     QString pLabel(const QString& method) const;
     // Whether the method's bar is marked as significant (p < 0.05).
@@ -57,6 +60,7 @@ private:
     void upsert(const Bar& bar);
 
     QCPTextElement* note_ = nullptr;
+    QString emptyReason_;
     QVector<Bar> bars_;
 };
 

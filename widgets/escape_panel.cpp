@@ -244,8 +244,10 @@ void EscapePanel::recolourTraces(const QString& method) {
               [](const Trace* a, const Trace* b) { return a->coordinate < b->coordinate; });
     const QColor base = methodColor(method);
     QStringList coordinates;
+    const bool visible = traceFilter_.isEmpty() || traceFilter_ == method;
     for (int i = 0; i < mine.size(); ++i) {
         mine[i]->graph->setPen(QPen(shade(base, i, mine.size()), 1.6));
+        mine[i]->graph->setVisible(visible);
         mine[i]->graph->removeFromLegend(plot_->legend);
         coordinates << QString::number(mine[i]->coordinate);
     }
@@ -265,16 +267,52 @@ void EscapePanel::recolourTraces(const QString& method) {
                 first = t.graph;
                 lowest = t.coordinate;
             }
-        if (first) first->addToLegend(plot_->legend);
+        if (first && first->visible()) first->addToLegend(plot_->legend);
     }
     plot_->legend->setVisible(true);
     fitKeys(plot_->width());
+}
+
+void EscapePanel::showTracesOf(const QString& method) {
+    traceFilter_ = method;
+    QStringList methods;
+    for (const Trace& t : std::as_const(traces_))
+        if (!methods.contains(t.method)) methods << t.method;
+    for (const QString& m : std::as_const(methods)) recolourTraces(m);
+    fitTraces();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+int EscapePanel::visibleTraceCount() const {
+    int n = 0;
+    for (const Trace& t : traces_) n += t.graph->visible() ? 1 : 0;
+    return n;
+}
+
+QStringList EscapePanel::traceMethods() const {
+    QStringList out;
+    for (const QString& m : order_)
+        for (const Trace& t : traces_)
+            if (t.method == m) {
+                out << m;
+                break;
+            }
+    return out;
+}
+
+void EscapePanel::setEmptyReason(const QString& reason) {
+    emptyReason_ = reason;
+    traceNote_->setText(reason.isEmpty() ? tr("no coordinate traces") : reason);
+    occupancyNote_->setText(reason.isEmpty() ? tr("no occupancy data") : QString());
+    dwellNote_->setText(reason.isEmpty() ? tr("no completed dwells") : QString());
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void EscapePanel::fitTraces() {
     bool any = false;
     QCPRange keys, values;
     for (const Trace& t : std::as_const(traces_)) {
+        if (!t.graph->visible()) continue;
         bool found = false;
         const QCPRange k = t.graph->getKeyRange(found);
         if (!found) continue;
@@ -371,9 +409,9 @@ QString EscapePanel::statsText(const QString& method) const {
     if (it == stats_.constEnd()) return QString();
     const QString exits = it->exits == 1 ? tr("1 exit") : tr("%1 exits").arg(it->exits);
     const QString median = std::isfinite(it->medianDwell)
-                               ? tr("median dwell %1").arg(compactNumber(it->medianDwell))
+                               ? tr("median dwell %1 steps").arg(compactNumber(it->medianDwell))
                                : tr("no completed dwell");
-    return tr("exit rate %1 · %2 · %3").arg(compactNumber(it->exitRate), exits, median);
+    return tr("exit rate %1 /coord·step · %2 · %3").arg(compactNumber(it->exitRate), exits, median);
 }
 
 QVector<double> EscapePanel::dwellHeights(const QString& method) const {
@@ -488,7 +526,7 @@ void EscapePanel::fitKeys(int width) {
 }
 
 void EscapePanel::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
+    PlotPanel::resizeEvent(event);
     fitKeys(event->size().width());
 }
 

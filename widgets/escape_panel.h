@@ -60,12 +60,24 @@ public:
     void setEscapeStats(const QString& method, double exitRate, int exits, double medianDwell);
     // Dwell histogram as each method's share of its completed dwells (default) or raw counts.
     void setDwellNormalised(bool on);
+    // Draws the traces of `method` only ("" for every method's): several methods of eight
+    // coordinates each overlap into a tangle; one method's read. The legend follows.
+    void showTracesOf(const QString& method);
+    QString tracesShown() const { return traceFilter_; }
+    int visibleTraceCount() const;
+    QStringList traceMethods() const;  // methods with traces, in order of first appearance
+    // What the three empty axes say while they hold nothing (default "no coordinate traces", …);
+    // one reason for all three, e.g. why a run has no escape dynamics. "" restores the defaults.
+    void setEmptyReason(const QString& reason);
+    QString emptyReason() const { return emptyReason_; }
+    bool isEmpty() const { return traces_.isEmpty() && occupancy_.isEmpty() && dwells_.isEmpty(); }
 
     void clear() override;
     int traceCount() const { return traces_.size(); }
     int occupancyCount() const { return occupancy_.size(); }
     int dwellSeriesCount() const { return dwells_.size(); }
-    // "exit rate 2.14×10⁻³ · 412 exits · median dwell 61" ("" for a method without stats).
+    // "exit rate 2.14×10⁻³ /coord·step · 412 exits · median dwell 61 steps" ("" for a method
+    // without stats); the rate is exits per coordinate-step spent in the shoulder.
     QString statsText(const QString& method) const;
     QVector<double> dwellBinEdges() const { return dwellEdges_; }
     // Histogram heights of the method (share or count per bin, see setDwellNormalised).
@@ -117,6 +129,8 @@ private:
     QCPItemText* dwellNote_;
     double threshold_;
     bool normalised_ = true;
+    QString traceFilter_;
+    QString emptyReason_;
     QVector<Trace> traces_;
     QMap<QString, QCPGraph*> occupancy_;
     QMap<QString, QVector<double>> dwells_;  // finite positive dwell times per method

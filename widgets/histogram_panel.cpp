@@ -230,7 +230,7 @@ void HistogramPanel::redraw() {
 }
 
 void HistogramPanel::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
+    PlotPanel::resizeEvent(event);
     fitLegendColumns(plot_->legend, event->size().width(), kLegendColumns);
 }
 
@@ -240,6 +240,11 @@ bool HistogramPanel::exportTo(const QString& path, int width, int height) {
         exportPlot(plot_, path, width, height, stripRect_->axis(QCPAxis::atBottom)->label());
     fitLegendColumns(plot_->legend, plot_->width(), kLegendColumns);
     return ok;
+}
+
+void HistogramPanel::setEmptyReason(const QString& reason) {
+    emptyNote_->setText(reason.isEmpty() ? tr("no samples") : reason);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 }  // namespace liftlab

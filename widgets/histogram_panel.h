@@ -25,6 +25,8 @@ namespace liftlab {
 class HistogramPanel : public PlotPanel {
     Q_OBJECT
 public:
+    // What the empty histogram says (default "no samples"), e.g. that it needs several seeds.
+    void setEmptyReason(const QString& reason);
     explicit HistogramPanel(QWidget* parent = nullptr);
 
     void setValueLabel(const QString& label);  // x axis, e.g. "test NLL (nats)"

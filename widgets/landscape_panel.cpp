@@ -526,10 +526,23 @@ void LandscapePanel::updateLegend() {
     legend->setVisible(n > 0);
 }
 
+void LandscapePanel::setEmptyReason(const QString& reason) {
+    emptyReason_ = reason;
+    for (Side side : {Theta, Lifted}) updateNote(side);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool LandscapePanel::hasData() const {
+    for (const SideView& v : sides_)
+        if (v.hasGrid || !v.trajectories.isEmpty()) return true;
+    return false;
+}
+
 void LandscapePanel::updateNote(Side side) {
     SideView& v = sides_[side];
     const bool empty = !v.hasGrid && v.trajectories.isEmpty();
-    v.note->setText(v.problem.isEmpty() ? tr("no landscape yet") : v.problem);
+    const QString idle = emptyReason_.isEmpty() ? tr("no landscape yet") : emptyReason_;
+    v.note->setText(v.problem.isEmpty() ? idle : v.problem);
     v.note->setVisible(v.visible && (empty || !v.problem.isEmpty()));
 }
 

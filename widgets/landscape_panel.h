@@ -65,6 +65,12 @@ public:
     // e.g. "PCA 1 (62%)", "PCA 2 (21%)"; used on both sides.
     void setAxisLabels(const QString& alphaLabel, const QString& betaLabel);
     void clear() override;  // grids and trajectories; titles, labels and options stay
+    // What an empty side says (default "no landscape yet"), e.g. why the run has none and what
+    // to do; "" restores the default.
+    void setEmptyReason(const QString& reason);
+    QString emptyReason() const { return emptyReason_; }
+    // Whether any side shows a grid or a trajectory.
+    bool hasData() const;
 
     bool hasGrid(Side side) const;
     int trajectoryCount(Side side) const;
@@ -126,6 +132,7 @@ private:
     QCPLayoutGrid* sidesRow_ = nullptr;
     QCPMarginGroup* margins_ = nullptr;
     std::array<SideView, 2> sides_;
+    QString emptyReason_;  // what an empty side says ("" = "no landscape yet")
     QStringList methods_;
     // Grey legend entries explaining the markers.
     QCPGraph* keyStart_ = nullptr;

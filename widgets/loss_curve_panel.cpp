@@ -265,6 +265,15 @@ void LossCurvePanel::rebuildLegend() {
 // gets the n-th dash pattern, so members whose shades come close stay apart.
 QPen LossCurvePanel::seriesPen(const QString& method) {
     QPen pen(methodColor(method), 2.0);
+    int run = -1;
+    withoutRunTag(method, &run);
+    if (run >= 0) {
+        // Runs of a comparison: the method keeps its colour, the run has its line style.
+        static const Qt::PenStyle kRunStyle[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
+        pen.setStyle(kRunStyle[run % static_cast<int>(std::size(kRunStyle))]);
+        if (run % 3 == 2) pen.setWidthF(2.4);  // dots read thinner than lines
+        return pen;
+    }
     const int at = method.indexOf(QLatin1Char('@'));
     if (at < 0) return pen;
     const QString suffix = method.mid(at);
@@ -440,6 +449,11 @@ void LossCurvePanel::setSmoothing(double weight) {
     rebuildLegend();
     refreshCrosshair();
     plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QPen LossCurvePanel::seriesPenOf(const QString& method) const {
+    const auto it = series_.constFind(method);
+    return it == series_.constEnd() ? QPen() : it->pen;
 }
 
 QCPGraph* LossCurvePanel::rawGraph(const QString& method) const {

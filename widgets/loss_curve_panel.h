@@ -1,4 +1,6 @@
 // One metric over training steps, one curve per method, growing live. Wraps a QCustomPlot.
+// Comparing runs, a label with a run tag ("adam (B)") keeps its method's colour and takes its
+// run's line style (solid, dashed, dotted for runs A, B, C).
 // GUI-thread only, like every widget: producers hand values to the GUI thread first.
 //
 // Smoothing is TensorBoard's debiased exponential moving average with weight w, over the finite
@@ -90,6 +92,10 @@ public:
     // The drawn curves of a method, for tests: raw values, and the EMA (nullptr while smoothing
     // is off). nullptr for an unknown method.
     QCPGraph* rawGraph(const QString& method) const;
+    // The pen a series is drawn with (its method's colour; the line style of its run when the
+    // label carries a run tag, "adam (B)": solid for A, dashed for B, dotted for C). A default
+    // pen for an unknown series.
+    QPen seriesPenOf(const QString& method) const;
     QCPGraph* smoothedGraph(const QString& method) const;
     // Fits the axes to the data and resumes following new data after a user zoom.
     void rescale();

@@ -1,6 +1,7 @@
 #include "plot_panel.h"
 
 #include <qcustomplot.h>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
 #include "plot_style.h"
@@ -62,17 +63,22 @@ void PlotPanel::setEmptyNote(const QString& note) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void PlotPanel::updateEmptyNote() {
-    if (!emptyNote_) return;
-    bool empty = true;
-    for (int i = 0; i < plot_->plottableCount() && empty; ++i)
-        if (const auto* data = plot_->plottable(i)->interface1D()) empty = data->dataCount() == 0;
-    emptyNote_->setVisible(empty);
-    // Wrapped at word boundaries to the plot's inner width (a narrow side plot cut it off).
-    const int width = plot_->axisRect()->width() - 16;
-    const QFontMetrics metrics(emptyNote_->font());
+bool PlotPanel::emptyNoteShown() const {
+    return emptyNote_ && emptyNote_->visible() && !noteText_.isEmpty();
+}
+
+namespace {
+// `text` broken at spaces into lines no wider than `width` pixels in `metrics`; its own line
+// breaks are kept.
+QString wrapToWidth(const QString& text, const QFontMetrics& metrics, int width) {
+    if (text.contains(QLatin1Char('\n'))) {
+        QStringList lines;
+        for (const QString& paragraph : text.split(QLatin1Char('\n')))
+            lines << wrapToWidth(paragraph, metrics, width);
+        return lines.join(QLatin1Char('\n'));
+    }
     QString wrapped, line;
-    for (const QString& word : noteText_.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+    for (const QString& word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
         const QString candidate = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
         if (!line.isEmpty() && width > 0 && metrics.horizontalAdvance(candidate) > width) {
             wrapped += line + QLatin1Char('\n');
@@ -81,7 +87,66 @@ void PlotPanel::updateEmptyNote() {
             line = candidate;
         }
     }
-    emptyNote_->setText(wrapped + line);
+    return wrapped + line;
+}
+}  // namespace
+
+void PlotPanel::setCaption(const QString& caption) {
+    captionText_ = caption;
+    QCPLayoutGrid* grid = plot_->plotLayout();
+    if (caption.isEmpty()) {
+        if (caption_) {
+            grid->remove(caption_);
+            grid->simplify();
+            caption_ = nullptr;
+        }
+        plot_->replot(QCustomPlot::rpQueuedReplot);
+        return;
+    }
+    if (!caption_) {
+        QFont f = plot_->font();
+        f.setPointSizeF(f.pointSizeF() * 0.92);
+        caption_ = new QCPTextElement(plot_, caption, f);
+        caption_->setTextColor(QColor(95, 95, 95));
+        caption_->setMargins(QMargins(8, 2, 8, 6));
+        // Its width never widens the column (the text wraps to the cell instead).
+        caption_->setMinimumSize(1, 0);
+        const int row = grid->rowCount();
+        grid->insertRow(row);
+        grid->addElement(row, 0, caption_);
+        grid->setRowStretchFactor(row, 0.001);
+        connect(plot_, &QCustomPlot::afterLayout, this, &PlotPanel::wrapCaption,
+                Qt::UniqueConnection);
+    }
+    caption_->setText(caption);
+    wrapCaption();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+// Wrapped to the width of its cell as the last layout gave it (the panel's width before any).
+void PlotPanel::wrapCaption() {
+    if (!caption_) return;
+    const int cell = caption_->outerRect().width();
+    const int width = (cell > 0 ? cell : plot_->width()) - 20;
+    const QString text = wrapToWidth(captionText_, QFontMetrics(caption_->font()), width);
+    if (text == caption_->text()) return;
+    caption_->setText(text);
+    plot_->replot(QCustomPlot::rpQueuedReplot);  // its height changed: lay out again
+}
+
+void PlotPanel::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+}
+
+void PlotPanel::updateEmptyNote() {
+    if (!emptyNote_) return;
+    bool empty = true;
+    for (int i = 0; i < plot_->plottableCount() && empty; ++i)
+        if (const auto* data = plot_->plottable(i)->interface1D()) empty = data->dataCount() == 0;
+    emptyNote_->setVisible(empty);
+    // Wrapped at word boundaries to the plot's inner width (a narrow side plot cut it off).
+    emptyNote_->setText(
+        wrapToWidth(noteText_, QFontMetrics(emptyNote_->font()), plot_->axisRect()->width() - 16));
 }
 
 void PlotPanel::setAxisLogScale(QCPAxis* axis, bool log) {

@@ -8,6 +8,7 @@
 #include <QWidget>
 
 class QCPAxis;
+class QResizeEvent;
 class QCPItemText;
 class QCPTextElement;
 class QCustomPlot;
@@ -26,6 +27,13 @@ public:
     virtual bool exportTo(const QString& path, int width, int height);
     // A grey note in the middle of the plot, shown while no series holds data ("" removes it).
     void setEmptyNote(const QString& note);
+    QString emptyNote() const { return noteText_; }
+    // Whether the note is drawn now (set, and no series holds data).
+    bool emptyNoteShown() const;
+    // A grey line under the figure saying how to read it (units, what is good), wrapped to the
+    // panel's width and kept in exports; "" removes it.
+    void setCaption(const QString& caption);
+    QString caption() const { return captionText_; }
 
     // Logarithmic (with a log ticker) or linear scale on `axis`.
     static void setAxisLogScale(QCPAxis* axis, bool log);
@@ -37,14 +45,18 @@ protected:
     virtual QString exportTitle() const { return {}; }
     // Whether setTitle() added its row at the top of the plot layout.
     bool hasTitleRow() const { return title_ != nullptr; }
+    void resizeEvent(QResizeEvent* event) override;
 
     QCustomPlot* const plot_;
 
 private:
     void updateEmptyNote();
     void hideEmptyLegend();
+    void wrapCaption();
 
     QCPTextElement* title_ = nullptr;
+    QCPTextElement* caption_ = nullptr;
+    QString captionText_;
     QCPItemText* emptyNote_ = nullptr;
     QString noteText_;                     // the note as set (shown wrapped)
     bool legendHiddenWhileEmpty_ = false;  // hideEmptyLegend() hid a shown legend

@@ -84,6 +84,15 @@ void readSpec(const QJsonObject& spec, RunFolderInfo* info) {
     }
     const QJsonValue seeds = spec.value(QStringLiteral("seeds"));
     info->seeds = seeds.isArray() ? int(seeds.toArray().size()) : (seeds.isDouble() ? 1 : 0);
+    for (const QJsonValue& s : seeds.isArray() ? seeds.toArray() : QJsonArray{seeds})
+        if (s.isDouble()) info->seedValues << static_cast<qint64>(s.toDouble());
+    const QJsonObject backbone = spec.value(QStringLiteral("backbone")).toObject();
+    const QString icnnScript =
+        spec.value(QStringLiteral("icnn")).toObject().value(QStringLiteral("script")).toString();
+    if (backbone.value(QStringLiteral("kind")).toString() == QLatin1String("torchscript"))
+        info->modelFile = backbone.value(QStringLiteral("script")).toString();
+    else if (!icnnScript.isEmpty())
+        info->modelFile = icnnScript;
     info->steps = nonNegativeInt(spec.value(QStringLiteral("steps")));
     const QJsonObject sweep = spec.value(QStringLiteral("sweep")).toObject();
     info->sweepKey = sweep.value(QStringLiteral("key")).toString();
@@ -91,6 +100,20 @@ void readSpec(const QJsonObject& spec, RunFolderInfo* info) {
         info->sweepKey.isEmpty() ? 0 : int(sweep.value(QStringLiteral("values")).toArray().size());
     info->runsTotal = int(info->methods.size()) * info->seeds * std::max(1, info->sweepValues);
 }
+
+}  // namespace
+
+QString seedsText(const QList<qint64>& seeds) {
+    bool consecutive = seeds.size() > 3;
+    for (int i = 1; consecutive && i < seeds.size(); ++i)
+        consecutive = seeds[i] == seeds[i - 1] + 1;
+    if (consecutive) return QStringLiteral("%1–%2").arg(seeds.front()).arg(seeds.back());
+    QStringList parts;
+    for (qint64 s : seeds) parts << QString::number(s);
+    return parts.join(QStringLiteral(", "));
+}
+
+namespace {
 
 void readSummary(const QJsonObject& summary, RunFolderInfo* info) {
     const QString status = summary.value(QStringLiteral("status")).toString();

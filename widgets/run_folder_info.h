@@ -25,6 +25,10 @@ struct RunFolderInfo {
     QString status;
     QStringList methods;  // spec method labels (the "name" when a method has no label)
     int seeds = 0, steps = 0;
+    QList<qint64> seedValues;  // spec "seeds", in order
+    // The user's model file the run trained (spec backbone.script or icnn.script), "" for the
+    // preset's built-in model.
+    QString modelFile;
     QString sweepKey;     // spec "sweep"."key", empty without a sweep
     int sweepValues = 0;  // number of sweep values (0 without a sweep)
     int runsDone = 0;     // entries in summary "runs" ((method, seed[, sweep value]) runs)
@@ -58,6 +62,9 @@ QStringList findRunFolders(const QString& root, int maxDepth = 2, QStringList* s
 // test_accuracy (info.bestMetric) — and its method (either pointer may be null); false when there
 // is none.
 bool bestFinalResult(const RunFolderInfo& info, QString* method, double* value);
+
+// The seeds as a short text: "0", "0, 1, 2", "0–9" for a run of consecutive seeds (more than 3).
+QString seedsText(const QList<qint64>& seeds);
 
 // The timestamp of a folder name `<name>-YYYYmmdd-HHMMSS[-N]` in local time (invalid when the
 // name has none); `prefix` receives the part before it.

@@ -161,7 +161,9 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     auto* refreshButton = new QPushButton(tr("Refresh"), this);
     refreshButton->setToolTip(tr("Scan the folder again"));
     openButton_->setToolTip(tr("Open the selected run (or double-click it, or press Enter)"));
-    compareButton_->setToolTip(tr("Compare the two selected runs"));
+    compareButton_->setToolTip(
+        tr("Compare the selected runs (two or three): each method keeps its colour, the runs "
+           "are told apart by line style"));
     bar->addWidget(filter_, 1);
     bar->addWidget(refreshButton);
     bar->addWidget(openButton_);
@@ -169,8 +171,8 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     layout->addLayout(bar);
 
     tree_->setColumnCount(ColBest + 1);
-    tree_->setHeaderLabels({tr("run"), tr("task"), tr("methods"), tr("seeds"), tr("steps"),
-                            tr("status"), tr("date"), tr("best result")});
+    tree_->setHeaderLabels({tr("run"), tr("task"), tr("model"), tr("methods"), tr("seeds"),
+                            tr("steps"), tr("status"), tr("date"), tr("best result")});
     tree_->setRootIsDecorated(false);
     tree_->setUniformRowHeights(true);
     tree_->setAlternatingRowColors(true);
@@ -324,6 +326,13 @@ void RunHistoryPanel::updateRow(QTreeWidgetItem* item, const RunFolderInfo& info
     item->setText(ColTask, info.taskKind);
     item->setData(ColTask, kSortRole, info.taskKind);
 
+    const QString model =
+        info.modelFile.isEmpty() ? tr("built-in") : QFileInfo(info.modelFile).fileName();
+    item->setText(ColModel, model);
+    item->setData(ColModel, kSortRole, model);
+    item->setToolTip(ColModel,
+                     info.modelFile.isEmpty() ? tr("the preset's own model") : info.modelFile);
+
     QString methods = info.methods.join(QStringLiteral(", "));
     if (!info.sweepKey.isEmpty()) methods += tr("  × %1").arg(info.sweepKey);
     item->setText(ColMethods, methods);
@@ -335,7 +344,8 @@ void RunHistoryPanel::updateRow(QTreeWidgetItem* item, const RunFolderInfo& info
     item->setToolTip(ColMethods, methodsTip);
 
     const bool known = info.valid;
-    item->setText(ColSeeds, known ? QString::number(info.seeds) : QString());
+    item->setText(ColSeeds, known ? seedsText(info.seedValues) : QString());
+    item->setToolTip(ColSeeds, tr("%n seed(s)", nullptr, info.seeds));
     item->setData(ColSeeds, kSortRole, double(info.seeds));
     item->setText(ColSteps, known ? QString::number(info.steps) : QString());
     item->setData(ColSteps, kSortRole, double(info.steps));
@@ -352,7 +362,7 @@ void RunHistoryPanel::updateRow(QTreeWidgetItem* item, const RunFolderInfo& info
                          ? tr("%1 of %2 runs finished").arg(info.runsDone).arg(info.runsTotal)
                          : info.error);
 
-    item->setText(ColDate, info.created.toString(QStringLiteral("yyyy-MM-dd HH:mm")));
+    item->setText(ColDate, info.created.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
     item->setToolTip(ColDate, info.created.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss")));
     item->setData(ColDate, kSortRole,
                   info.created.isValid() ? double(info.created.toMSecsSinceEpoch()) : 0.0);
@@ -455,7 +465,13 @@ void RunHistoryPanel::applyFilter() {
 void RunHistoryPanel::updateButtons() {
     const QStringList sel = selectedRuns();
     openButton_->setEnabled(sel.size() == 1 && isOpenable(sel.front()));
-    compareButton_->setEnabled(sel.size() == 2 && isOpenable(sel[0]) && isOpenable(sel[1]));
+    compareButton_->setEnabled(canCompare(sel));
+}
+
+bool RunHistoryPanel::canCompare(const QStringList& runs) const {
+    if (runs.size() < 2 || runs.size() > kMaxCompared) return false;
+    return std::all_of(runs.begin(), runs.end(),
+                       [this](const QString& r) { return isOpenable(r); });
 }
 
 void RunHistoryPanel::updateFooter() {
@@ -548,10 +564,12 @@ void RunHistoryPanel::openCurrent() {
 
 void RunHistoryPanel::compareSelected() {
     QStringList sel = selectedRuns();
-    if (sel.size() != 2 || !isOpenable(sel[0]) || !isOpenable(sel[1])) return;
-    const QDateTime t0 = infos_.value(sel[0]).created, t1 = infos_.value(sel[1]).created;
-    if (t1 < t0 || (t1 == t0 && sel[1] < sel[0])) std::swap(sel[0], sel[1]);
-    Q_EMIT compareRequested(sel[0], sel[1]);
+    if (!canCompare(sel)) return;
+    std::stable_sort(sel.begin(), sel.end(), [this](const QString& a, const QString& b) {
+        const QDateTime ta = infos_.value(a).created, tb = infos_.value(b).created;
+        return ta < tb || (ta == tb && a < b);
+    });
+    Q_EMIT compareRequested(sel);
 }
 
 QMenu* RunHistoryPanel::createContextMenu(const QString& path) {
@@ -565,9 +583,9 @@ QMenu* RunHistoryPanel::createContextMenu(const QString& path) {
 
     const QStringList sel = selectedRuns();
     QAction* compare =
-        menu->addAction(tr("Compare the two selected"), this, &RunHistoryPanel::compareSelected);
+        menu->addAction(tr("Compare the selected"), this, &RunHistoryPanel::compareSelected);
     compare->setObjectName(QStringLiteral("compare"));
-    compare->setEnabled(sel.size() == 2 && isOpenable(sel[0]) && isOpenable(sel[1]));
+    compare->setEnabled(canCompare(sel));
     menu->addSeparator();
 
     QAction* reveal =

@@ -1,11 +1,11 @@
 // The run-history browser of the LiftLab window: every run folder under a root (runs/ by default,
-// `<preset>-YYYYmmdd-HHMMSS[-N]`, see run_folder_info.h) as one row — run, task, methods, seeds,
-// steps, status (coloured dot), date, and the best mean final test_loss over the methods (with
-// that method's colour) — newest first. A filter line hides rows that do not contain every typed
-// word. The root is watched: a new run folder appears, and a row follows its summary.json while
-// the run is going ("running 3/12" → "ok"). Opening, comparing and revealing are requests by
-// signal; the panel never loads a run itself. Drops of a run folder (or of its spec.json,
-// summary.json or metrics.csv) ask to open it. GUI thread only.
+// `<preset>-YYYYmmdd-HHMMSS[-N]`, see run_folder_info.h) as one row — run, task, the user's model
+// file, methods, seeds, steps, status (coloured dot), date to the second, and the best mean final
+// test_loss over the methods (with that method's colour) — newest first. A filter line hides rows
+// that do not contain every typed word. The root is watched: a new run folder appears, and a row
+// follows its summary.json while the run is going ("running 3/12" → "ok"). Opening, comparing and
+// revealing are requests by signal; the panel never loads a run itself. Drops of a run folder (or
+// of its spec.json, summary.json or metrics.csv) ask to open it. GUI thread only.
 #pragma once
 #include <QMap>
 #include <QSet>
@@ -33,7 +33,19 @@ namespace liftlab {
 class RunHistoryPanel : public QWidget {
     Q_OBJECT
 public:
-    enum Column { ColRun, ColTask, ColMethods, ColSeeds, ColSteps, ColStatus, ColDate, ColBest };
+    enum Column {
+        ColRun,
+        ColTask,
+        ColModel,
+        ColMethods,
+        ColSeeds,
+        ColSteps,
+        ColStatus,
+        ColDate,
+        ColBest
+    };
+    // How many runs one comparison holds at most (their line styles: solid, dashed, dotted).
+    static constexpr int kMaxCompared = 3;
 
     explicit RunHistoryPanel(QWidget* parent = nullptr);
 
@@ -78,8 +90,8 @@ public:
 
 Q_SIGNALS:
     void openRequested(const QString& path);
-    // Exactly two runs; `a` is the older one.
-    void compareRequested(const QString& a, const QString& b);
+    // Two or three runs (kMaxCompared), the oldest first.
+    void compareRequested(const QStringList& runs);
     // "Open folder": the application shows the folder in the file manager.
     void revealRequested(const QString& path);
 
@@ -107,6 +119,7 @@ private:
     void openCurrent();
     void compareSelected();
     bool isOpenable(const QString& path) const;
+    bool canCompare(const QStringList& runs) const;
     QTreeWidgetItem* itemFor(const QString& path) const;
 
     QLineEdit* filter_;

@@ -15,6 +15,7 @@
 #include "core/error_text.h"
 #include "core/errors.h"
 #include "distributed/communication_error.h"
+#include "interrupt.h"
 #include "methods/method_registry.h"
 #include "progress_printer.h"
 #include "report.h"
@@ -26,13 +27,6 @@
 namespace liftlab::cli {
 
 namespace {
-
-std::atomic<bool> g_interrupted{false};
-
-extern "C" void on_sigint(int) {
-    g_interrupted = true;
-    std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C kills at once
-}
 
 bool valid_format(const std::string& f) {
     return f == "png" || f == "svg" || f == "pdf";
@@ -131,6 +125,7 @@ int command_run(const RunArgs& args) {
             if (!args.methods.empty()) select_methods(j, args.methods);
             for (const auto& s : args.sets) apply_override(j, s);
             if (args.steps > 0) j["steps"] = args.steps;
+            for (const auto& [key, value] : args.numbers) j[key] = value;
             if (args.seeds > 0) {
                 j["seeds"] = nlohmann::json::array();
                 for (int i = 0; i < args.seeds; ++i) j["seeds"].push_back(i);
@@ -192,16 +187,18 @@ int command_run(const RunArgs& args) {
     if (options.shard.sharded() && lead)
         std::fprintf(stderr, "liftlab-cli: shard %s of the (sweep value × seed) grid\n",
                      options.shard.label().c_str());
-    std::signal(SIGINT, on_sigint);
     ProgressPrinter printer(stderr);
     // A resumed run writes into its own folder (the parent stands for --out).
     options.out_dir = args.resume_dir.empty()
                           ? args.out_dir
                           : std::filesystem::path(args.resume_dir).parent_path().string();
     if (options.out_dir.empty()) options.out_dir = ".";
-    options.stop = &g_interrupted;
     RunResult result;
     try {
+        InterruptHandler interrupt("the run",
+                                   "the run folder (once written) ends `cancelled` and "
+                                   "`liftlab-cli run --resume DIR` continues it");
+        options.stop = interrupt.flag();
         result = run_experiment(spec, options, [&](const ProgressUpdate& u) {
             if (lead) printer.update(u);
             return true;
@@ -222,11 +219,17 @@ int command_run(const RunArgs& args) {
         return 2;
     }
     printer.finish();
-    std::signal(SIGINT, SIG_DFL);
     if (!lead) {
         std::fprintf(stderr, "liftlab-cli: rank %d done (rank 0 writes the run folder)\n",
                      launch.rank);
         return result.status == RunStatus::Diverged || result.status == RunStatus::Failed ? 1 : 0;
+    }
+
+    if (result.status == RunStatus::Cancelled && result.run_dir.empty()) {
+        std::fprintf(stderr,
+                     "liftlab-cli: stopped before the run folder was written: nothing to "
+                     "resume, nothing written\n");
+        return 130;
     }
 
     // Classification: test accuracy too, the one metric that compares ce (cross-entropy) with
@@ -251,11 +254,16 @@ int command_run(const RunArgs& args) {
             std::fprintf(stderr, "  warning: %s\n", w.c_str());
     }
 
-    try {
-        for (const auto& path : render_report(result.run_dir, args.figure_format))
-            std::fprintf(stderr, "figure: %s\n", path.c_str());
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", error_message(e).c_str());
+    if (result.status == RunStatus::Cancelled) {
+        // Ctrl-C: out at once; the figures are one command away.
+        std::fprintf(stderr, "figures: liftlab-cli report %s\n", result.run_dir.c_str());
+    } else {
+        try {
+            for (const auto& path : render_report(result.run_dir, args.figure_format))
+                std::fprintf(stderr, "figure: %s\n", path.c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", error_message(e).c_str());
+        }
     }
     std::fprintf(stderr, "run folder (status %s):\n", to_string(result.status));
     std::printf("%s\n", result.run_dir.c_str());

@@ -1,6 +1,7 @@
 // The subcommands of liftlab-cli (DESIGN.md "Command line"). Each returns the process exit code.
 #pragma once
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "distributed_args.h"
@@ -20,6 +21,8 @@ struct RunArgs {
     int from_step = -1;
     int seeds = 0;  // > 0: seeds = 0..N-1
     int steps = 0;  // > 0: overrides steps
+    // Top-level numeric spec keys set by options (--probe-timeout, --probe-memory), after --set.
+    std::vector<std::pair<std::string, double>> numbers;
     std::string figure_format = "png";
     DistributedArgs distributed;  // data-parallel rank and sweep shard
     // Continue this killed run folder (training/resume.h) instead of starting one.

@@ -14,6 +14,8 @@
 #include <regex>
 
 #include "core/c_numbers.h"
+#include "core/activity.h"
+#include "interrupt.h"
 #include "landscape_panel.h"
 #include "run/run_store.h"
 
@@ -22,12 +24,6 @@ namespace liftlab::cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-std::atomic<bool> g_stop{false};
-extern "C" void on_landscape_sigint(int) {
-    g_stop = true;
-    std::signal(SIGINT, SIG_DFL);
-}
 
 QString axis_name(const std::string& kind, int axis) {
     if (kind == "random") return QString("random direction %1 (filter-normalised)").arg(axis);
@@ -160,11 +156,12 @@ int command_landscape(const LandscapeFigureArgs& args) {
         std::fprintf(stderr, "liftlab-cli: --format must be png, svg or pdf\n");
         return 2;
     }
-    std::signal(SIGINT, on_landscape_sigint);
     int last_percent = -1;
     std::vector<RunLandscape> results;
     std::string figure;
     try {
+        InterruptHandler interrupt("the landscape", "nothing partial is cached");
+        const StopScope stop_scope(interrupt.flag());
         figure = render_landscape_figure(
             args,
             [&](double f) {
@@ -174,10 +171,13 @@ int command_landscape(const LandscapeFigureArgs& args) {
                     std::fflush(stderr);
                     last_percent = percent;
                 }
-                return !g_stop.load();
+                return !interrupt.interrupted();
             },
             &results);
     } catch (const LandscapeCancelled&) {
+        std::fprintf(stderr, "\nliftlab-cli: landscape cancelled (nothing cached)\n");
+        return 130;
+    } catch (const Stopped&) {
         std::fprintf(stderr, "\nliftlab-cli: landscape cancelled (nothing cached)\n");
         return 130;
     } catch (const std::exception& e) {
@@ -185,7 +185,6 @@ int command_landscape(const LandscapeFigureArgs& args) {
                      error_message(e).c_str());
         return 2;
     }
-    std::signal(SIGINT, SIG_DFL);
     if (last_percent >= 0) std::fprintf(stderr, "\n");
     for (const auto& l : results) {
         std::fprintf(stderr,

@@ -11,8 +11,12 @@
 #include <clocale>
 #include <csignal>
 
+#include <charconv>
 #include <cstdio>
+#include <cstdlib>
+#include "core/activity.h"
 #include "core/allocator_tuning.h"
+#include "nn/model_probe.h"
 
 #include "cli_commands.h"
 #include "landscape_figure.h"
@@ -24,11 +28,17 @@ constexpr const char* kUsage = R"(usage:
   liftlab-cli list                                   presets, then the registered methods and task kinds
   liftlab-cli run PRESET|SPEC.json [--out DIR] [--methods A,B,...] [--set key=value ...]
                                    [--seeds N] [--steps N] [--format png|svg|pdf] [--shard K/N]
+                                   [--probe-timeout S] [--probe-memory GIB]
                                    [--rank R --world-size N] [--master HOST:PORT] [--dist-timeout S]
                                    data-parallel under torchrun/Slurm variables or --rank/--world-size;
                                    --methods keeps only these methods: the preset's own (with its
                                    settings) or any registered one (with its defaults);
-                                   --shard runs the K-th of N slices of the (sweep value × seed) grid
+                                   --shard runs the K-th of N slices of the (sweep value × seed) grid;
+                                   a TorchScript model is checked in a child process stopped after
+                                   S seconds (probe_timeout_seconds, default 60) with at most GIB
+                                   GiB of memory (probe_memory_gib, default half the machine's)
+      Ctrl-C stops the run within a second or two and leaves it resumable; a second Ctrl-C quits
+      at once (exit 130), the folder then resumes from its last saved state
       exit codes: 0 done, 1 every method diverged or failed, 2 bad spec, data or usage,
                   3 a write to the run folder failed (disk full, file size limit) or a data-parallel
                     peer was lost, 130 interrupted
@@ -59,7 +69,16 @@ int usage_error(const QString& msg) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `liftlab-cli probe-model DIR` (hidden): the child process that checks a user's TorchScript
+    // file for a run (engine/nn/model_probe.h). First: no Qt, no re-exec, nothing else.
+    if (const auto code = liftlab::run_model_probe_if_asked(argc, argv)) return *code;
     liftlab::ensure_passive_openmp(argv);
+    // LIFTLAB_TRACE_ACTIVITY=1: every phase the engine enters, on stderr (what a Ctrl-C would
+    // stop; the interrupt tests wait for a phase this way).
+    if (const char* trace = std::getenv("LIFTLAB_TRACE_ACTIVITY"); trace && *trace)
+        liftlab::set_activity_listener([](const std::string& what) {
+            std::fprintf(stderr, "liftlab-cli: activity: %s\n", what.c_str());
+        });
     liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
     // Past a file size limit (ulimit -f) a write must fail with EFBIG, which the run store
     // reports (status failed, exit 3), instead of the default SIGXFSZ killing the process
@@ -119,10 +138,15 @@ int main(int argc, char** argv) {
     QCommandLineOption from_step("from-step", "Fork: the parent's step to start from.", "N");
     QCommandLineOption dist_timeout("dist-timeout",
                                     "Run: seconds before a silent rank is an error.", "S");
+    QCommandLineOption probe_timeout(
+        "probe-timeout", "Run: seconds the check of a TorchScript model may take.", "S");
+    QCommandLineOption probe_memory(
+        "probe-memory", "Run: GiB of memory the check of a TorchScript model may use.", "GIB");
     parser.addOptions({help,           out,    set,  methods,    seeds,  steps,
                        format,         method, seed, grid,       space,  directions,
                        direction_seed, shard,  rank, world_size, master, dist_timeout,
                        resume,         event,  fork, from_step});
+    parser.addOptions({probe_timeout, probe_memory});
     parser.addPositionalArgument("command", "list | run | merge | report | landscape");
     if (!parser.parse(QCoreApplication::arguments())) return usage_error(parser.errorText());
     const QStringList pos = parser.positionalArguments();
@@ -180,7 +204,7 @@ int main(int argc, char** argv) {
         // The folder's own spec, seeds and steps: nothing may change what the run computes.
         if (pos.size() != 1) return usage_error("run --resume DIR takes no PRESET or SPEC.json");
         for (const auto* o : {&set, &methods, &seeds, &steps, &shard, &rank, &world_size, &master,
-                              &event, &fork, &from_step})
+                              &event, &fork, &from_step, &probe_timeout, &probe_memory})
             if (parser.isSet(*o))
                 return usage_error("run --resume continues the folder's own run: --" +
                                    o->names().first() + " cannot change it");
@@ -222,6 +246,18 @@ int main(int argc, char** argv) {
             return usage_error("--seeds needs a positive integer");
         if (!positive_int(steps, &args.steps))
             return usage_error("--steps needs a positive integer");
+        // Spec keys (probe_timeout_seconds, probe_memory_gib): the spec's checks name them.
+        for (const auto& [opt, key] : {std::pair{&probe_timeout, "probe_timeout_seconds"},
+                                       std::pair{&probe_memory, "probe_memory_gib"}}) {
+            if (!parser.isSet(*opt)) continue;
+            const std::string value = parser.value(*opt).toStdString();
+            double v = 0;
+            const auto r = std::from_chars(value.data(), value.data() + value.size(), v);
+            if (r.ec != std::errc() || r.ptr != value.data() + value.size())
+                return usage_error("--" + opt->names().first() + " needs a number, got '" +
+                                   parser.value(*opt) + "'");
+            args.numbers.emplace_back(key, v);
+        }
         args.figure_format = parser.value(format).toStdString();
         auto& dist = args.distributed;
         dist.shard = parser.value(shard).toStdString();

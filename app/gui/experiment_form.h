@@ -1,7 +1,13 @@
 // The experiment form (left of the lab window): a preset, its methods as checkboxes, the training
-// fields (batch, seed, steps, the spec's optimizer), the hyper-parameters the preset's methods read
-// (built from the method registry, so an ICNN preset shows no closed-form λ/β), the output folder
-// and every other setting (SpecEditor). It builds a spec; it never starts one.
+// fields (batch, seeds, steps, log interval, the spec's optimizer), the hyper-parameters the
+// methods read (built from the method registry, so an ICNN preset shows no closed-form λ/β), the
+// user's model, the output folder and every other setting (SpecEditor). It builds a spec; it
+// never starts one.
+//
+// The form runs exactly what it shows: it starts from a spec (a preset's, or an opened run's
+// spec.json: loadRun) and every setting has one place — its own field, or a row of "All
+// settings". Each field's tooltip names its spec key and the value it came with. Switching
+// preset with edits in the form asks first.
 #pragma once
 #include <QString>
 #include <QStringList>
@@ -30,13 +36,29 @@ class ExperimentForm : public QWidget {
 public:
     explicit ExperimentForm(QWidget* parent = nullptr);
 
-    // Loads a built-in preset into the form; false for an unknown name.
+    // Loads a built-in preset into the form (without asking); false for an unknown name.
     bool selectPreset(const QString& name);
     bool hasPreset(const QString& name) const;
+    QString presetName() const;
+    // Loads a run folder's spec.json into the form: preset, methods, seeds, steps, batch, log
+    // interval, the user's model and its constraints, every other setting. False, with `error`
+    // naming the file, when it cannot be read.
+    bool loadRun(const QString& runDir, QString* error);
+    // The run folder the form was loaded from ("" for a preset).
+    QString loadedRun() const { return loadedRun_; }
+    // A run folder's spec.json without what the folder records beside the spec (versions, data
+    // sizes, …): the spec that runs it again. False, with `error` naming the file and key, when
+    // it cannot be read or this LiftLab cannot run it.
+    static bool readRunSpec(const QString& runDir, nlohmann::json* spec, QString* error);
+
     void setSteps(int steps);
+    int steps() const;
+    // Seeds as typed: "0, 1, 2" or a range "0-4". False (and nothing changed) for bad text.
+    bool setSeedsText(const QString& text);
+    QString seedsText() const;
     QString outputDir() const;
     void setOutputDir(const QString& dir);
-    // The method checkboxes of the current preset, by label.
+    // The method checkboxes of the current spec, by label.
     QStringList methodLabels() const;
     void setMethodChecked(const QString& label, bool checked);
     SpecEditor* specEditor() const { return specEditor_; }
@@ -45,31 +67,56 @@ public:
     // The description's colour for a dark or light window palette.
     void setDarkPalette(bool on);
 
+    // The fields that differ from the spec the form was loaded with ("Steps", "Seeds", …).
+    QStringList editedFields() const;
+    // Why Start cannot run the form now ("" when it can): the user's model is being checked,
+    // was refused, or needs its constraints ticked.
+    QString startBlockReason() const;
+
     // The spec the form describes, and a title for it. False, with `error` saying what to fix,
     // for an invalid form or spec.
     bool buildSpec(nlohmann::json* spec, QString* title, QString* error) const;
 
+    // The log interval "auto" picks for `steps` when the spec says `specLogEvery` over
+    // `specSteps`: the spec's at its own length (or longer) or when it gives at least 10 points,
+    // else steps / 10 (at least 1), so a short run still draws a curve (each log point
+    // evaluates the test set: more would slow a short run on a large test set).
+    static int autoLogEvery(int steps, int specSteps, int specLogEvery);
+    // "0, 1, 2" or "0-4" → the seeds; false for anything else (negative, empty, not a number).
+    static bool parseSeeds(const QString& text, std::vector<quint64>* seeds);
+
 Q_SIGNALS:
     // The user finished editing the output folder.
     void outputDirEdited(const QString& dir);
+    // startBlockReason() may have changed.
+    void readinessChanged();
+    // A new spec was loaded (a preset or a run).
+    void specLoaded();
 
 private:
-    // A method hyper-parameter (methods/method_registry.h) the preset's methods read.
+    // A method hyper-parameter (methods/method_registry.h) the spec's methods read.
     struct ParameterField {
         std::string key;
         QLineEdit* edit = nullptr;
-        QString initial;  // the preset's value: only an edited field overrides the methods
+        QString initial;  // the spec's value: only an edited field overrides the methods
     };
     QWidget* buildPresetBox();
     QWidget* buildTrainingBox();
     QWidget* buildOutputBox();
     QWidget* buildAllSettingsBox();
-    void onPresetChanged(int index);
+    void onPresetChosen(int index);
+    // Shows `spec` in every field; `run` is the run folder it came from ("" for a preset).
+    void loadSpec(const nlohmann::json& spec, const QString& run);
     void rebuildMethodBoxes();
     void rebuildParameterFields();
+    void updateLogEvery();
+    void updateSeedsCount();
+    void updateTooltips();
     const Preset* currentPreset() const;
+    QString originText() const;
 
     QComboBox* presetCombo_ = nullptr;
+    int presetIndex_ = -1;  // the combo's index the form was loaded from
     QLabel* presetDescription_ = nullptr;
     QGroupBox* methodsBox_ = nullptr;
     QVBoxLayout* methodsLayout_ = nullptr;
@@ -78,12 +125,22 @@ private:
     QFormLayout* parametersForm_ = nullptr;
     QVector<ParameterField> parameterFields_;
     QSpinBox* batchSpin_ = nullptr;
-    QSpinBox* seedSpin_ = nullptr;
+    QLineEdit* seedsEdit_ = nullptr;
+    QLabel* seedsCount_ = nullptr;
     QSpinBox* stepsSpin_ = nullptr;
+    QSpinBox* logEverySpin_ = nullptr;
+    QCheckBox* logAutoBox_ = nullptr;
+    QCheckBox* logInitialBox_ = nullptr;
     QComboBox* optimizerCombo_ = nullptr;
     QLineEdit* outDirEdit_ = nullptr;
+    QCheckBox* allSettingsToggle_ = nullptr;
     SpecEditor* specEditor_ = nullptr;
     ModelFileBox* modelBox_ = nullptr;
+
+    nlohmann::json base_;  // the spec the form was loaded with
+    QString loadedRun_;
+    QStringList pendingConstrained_;  // an opened run's icnn.constrained, ticked once checked
+    bool loading_ = false;
 };
 
 }  // namespace liftlab

@@ -10,16 +10,26 @@
 #include <QMenuBar>
 #include <QSettings>
 
+#include "comparison_file.h"
 #include "main_window.h"
+#include "run_controls.h"
 #include "run_view.h"
+#include "user_guide.h"
 
 namespace liftlab {
 
-LabActions::LabActions(MainWindow* window, QDockWidget* historyDock)
+LabActions::LabActions(MainWindow* window, QDockWidget* historyDock, RunControls* controls)
     : QObject(window), window_(window) {
     buildFileMenu();
-    buildRunMenu();
+    buildRunMenu(controls);
     buildViewMenu(historyDock);
+    // F1, wherever the focus is (the Help menu itself is another piece of work).
+    help_ = new QAction(tr("User guide"), window_);
+    help_->setObjectName(QStringLiteral("userGuide"));
+    help_->setShortcut(QKeySequence::HelpContents);
+    help_->setShortcutContext(Qt::ApplicationShortcut);
+    connect(help_, &QAction::triggered, window_, [this] { showUserGuide(window_); });
+    window_->addAction(help_);
 }
 
 void LabActions::readSettings(const QSettings& settings) {
@@ -41,6 +51,9 @@ void LabActions::buildFileMenu() {
     file->addAction(tr("&Open run folder…"), this, &LabActions::openFolder)
         ->setShortcut(QKeySequence::Open);
     file->addAction(tr("&Compare with run folder…"), this, &LabActions::compareWith);
+    file->addAction(tr("Open compa&rison…"), this, &LabActions::openComparison);
+    saveComparison_ = file->addAction(tr("Save compari&son…"), this, &LabActions::saveComparison);
+    saveComparison_->setEnabled(false);
     file->addSeparator();
     file->addAction(tr("&Export panel…"), this, &LabActions::exportPanel)
         ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
@@ -54,17 +67,13 @@ void LabActions::buildFileMenu() {
     file->addAction(tr("&Quit"), window_, &QWidget::close)->setShortcut(QKeySequence::Quit);
 }
 
-void LabActions::buildRunMenu() {
+void LabActions::buildRunMenu(RunControls* controls) {
     QMenu* run = window_->menuBar()->addMenu(tr("&Run"));
-    run->addAction(tr("&Start"), window_, &MainWindow::startRun)
-        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    run->addAction(tr("Add to &queue"), window_, [this] { window_->queueRun(); })
-        ->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R));
-    pause_ = run->addAction(tr("&Pause"), window_, &MainWindow::togglePause);
-    pause_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_P));
-    pause_->setEnabled(false);
-    run->addAction(tr("S&top"), window_, &MainWindow::stopRun)
-        ->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
+    run->addAction(controls->startAction());
+    run->addAction(controls->queueAction());
+    run->addAction(controls->pauseAction());
+    run->addAction(controls->stopAction());
+    run->addAction(controls->rerunAction());
     run->addSeparator();
     run->addAction(tr("Compute &landscapes"), window_, [this] {
         RunView* view = window_->runView();
@@ -103,7 +112,33 @@ void LabActions::compareWith() {
     }
     const QString dir = QFileDialog::getExistingDirectory(window_, tr("Compare with"),
                                                           QFileInfo(window_->openedRun()).path());
-    if (!dir.isEmpty()) window_->openRun(window_->openedRun(), dir);
+    if (dir.isEmpty()) return;
+    QStringList runs = window_->comparedRuns();
+    if (runs.isEmpty()) runs << window_->openedRun();
+    if (runs.size() >= kMaxComparedRuns) runs.removeLast();
+    window_->compareRuns(runs << dir);
+}
+
+void LabActions::openComparison() {
+    const QString file = QFileDialog::getOpenFileName(
+        window_, tr("Open a comparison"), openDir_.isEmpty() ? window_->outputDir() : openDir_,
+        tr("LiftLab comparison (*%1);;All files (*)").arg(QLatin1String(kComparisonSuffix)));
+    if (file.isEmpty()) return;
+    openDir_ = QFileInfo(file).path();
+    window_->openComparisonFile(file);
+}
+
+void LabActions::saveComparison() {
+    const QString suggested =
+        QDir(openDir_.isEmpty() ? window_->outputDir() : openDir_)
+            .filePath(QStringLiteral("comparison") + QLatin1String(kComparisonSuffix));
+    QString file = QFileDialog::getSaveFileName(
+        window_, tr("Save the comparison"), suggested,
+        tr("LiftLab comparison (*%1)").arg(QLatin1String(kComparisonSuffix)));
+    if (file.isEmpty()) return;
+    if (!file.endsWith(QLatin1String(kComparisonSuffix))) file += QLatin1String(kComparisonSuffix);
+    openDir_ = QFileInfo(file).path();
+    window_->saveComparisonFile(file);
 }
 
 void LabActions::exportPanel() {

@@ -3,6 +3,7 @@
 #include <QThread>
 #include <exception>
 
+#include "core/activity.h"
 #include "core/error_text.h"
 #include "training/icnn_landscape.h"
 #include "worker_priority.h"
@@ -30,6 +31,8 @@ bool LandscapeWorker::start(const LandscapeRequest& request) {
     cancel_ = false;
     auto work = [this, request] {
         lowerCurrentThreadPriority();  // the window's thread comes first
+        // Long steps inside (a model's set-up, evaluation chunks) see cancel() too.
+        const StopScope stopScope(&cancel_);
         QVector<LandscapeSideResult> sides;
         QString error;
         bool wasCancelled = false;
@@ -80,6 +83,8 @@ bool LandscapeWorker::start(const LandscapeRequest& request) {
                 sides.push_back(s);
             }
         } catch (const LandscapeCancelled&) {
+            wasCancelled = true;
+        } catch (const Stopped&) {
             wasCancelled = true;
         } catch (const std::exception& e) {
             error = QString::fromStdString(error_message(e));

@@ -1,6 +1,5 @@
 #include "live_curves.h"
 
-#include <QFileInfo>
 #include <QPair>
 
 #include "loss_curve_panel.h"
@@ -19,13 +18,14 @@ void LiveCurves::beginLive(const QString& title, std::optional<quint64> firstSee
                            const QStringList& legend,
                            const std::map<std::string, std::string>& losses) {
     opened_.reset();
-    compared_.reset();
+    caption_.clear();
     liveLosses_ = losses;
     panel_->clear();
     title_ = title;
     applyMetric();
     panel_->setLogY(metricPrefersLogAxis(metric_.toStdString()));
     panel_->setTitle(title_);
+    panel_->setCaption(QString());
     history_.clear();
     liveSeed_.clear();
     firstSeed_ = firstSeed;
@@ -43,13 +43,13 @@ void LiveCurves::noteSeries(const QString& method, const QString& note) {
     notes_[method] = note;
 }
 
-void LiveCurves::showRuns(std::shared_ptr<const RunFolderData> a,
-                          std::shared_ptr<const RunFolderData> b, const QString& title) {
-    opened_ = std::move(a);
-    compared_ = std::move(b);
+void LiveCurves::showRuns(std::shared_ptr<const RunFolderData> run, const QString& title,
+                          const QString& caption) {
+    opened_ = std::move(run);
     history_.clear();
     notes_.clear();
     title_ = title;
+    caption_ = caption;
 }
 
 void LiveCurves::showFinishedRun(std::shared_ptr<const RunFolderData> run) {
@@ -64,17 +64,9 @@ void LiveCurves::redraw() {
     applyMetric();
     panel_->setLogY(metricPrefersLogAxis(metric));
     panel_->setTitle(title_);
+    panel_->setCaption(caption_);
     if (opened_) {
-        const QString suffixA =
-            compared_ ? QStringLiteral(" [%1]").arg(QString::fromStdString(opened_->name))
-                      : QString();
-        feedCurves(*panel_, *opened_, metric, suffixA);
-        if (compared_) {
-            QString nameB = QString::fromStdString(compared_->name);
-            if (nameB == QString::fromStdString(opened_->name))
-                nameB = QFileInfo(QString::fromStdString(compared_->dir)).fileName();
-            feedCurves(*panel_, *compared_, metric, QStringLiteral(" [%1]").arg(nameB));
-        }
+        feedCurves(*panel_, *opened_, metric);
     } else {
         append(history_);
         for (auto it = notes_.cbegin(); it != notes_.cend(); ++it)
@@ -85,8 +77,7 @@ void LiveCurves::redraw() {
 
 void LiveCurves::applyMetric() {
     panel_->setMetric(metric_);
-    auto losses = opened_ ? opened_->training_loss : liveLosses_;
-    if (compared_) losses.insert(compared_->training_loss.begin(), compared_->training_loss.end());
+    const auto& losses = opened_ ? opened_->training_loss : liveLosses_;
     panel_->setAxisLabel(QString::fromStdString(curveAxisLabel(metric_.toStdString(), losses)));
 }
 

@@ -35,10 +35,11 @@ public:
     void addLive(const QVector<SessionPoint>& points);
     // A note beside a method's curve ("diverged at step 12"), kept across redraws.
     void noteSeries(const QString& method, const QString& note);
-    // Run folders instead of the live history: `a`, and `b` compared with it (labels suffixed
-    // with the run's name). Shown at the next redraw().
-    void showRuns(std::shared_ptr<const RunFolderData> a, std::shared_ptr<const RunFolderData> b,
-                  const QString& title);
+    // A run folder instead of the live history — one run, or a comparison merged into one
+    // (labels with run tags, "adam (B)": same colour, the run's line style) — with a caption
+    // under the plot (a comparison's key naming each run). Shown at the next redraw().
+    void showRuns(std::shared_ptr<const RunFolderData> run, const QString& title,
+                  const QString& caption = QString());
     // The finished live run's folder replaces its history (mean ± sd over its seeds).
     void showFinishedRun(std::shared_ptr<const RunFolderData> run);
     void redraw();
@@ -55,7 +56,8 @@ private:
     QHash<QString, QString> notes_;  // method → "diverged at step 12"
     std::optional<quint64> firstSeed_;
     QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows
-    std::shared_ptr<const RunFolderData> opened_, compared_;
+    std::shared_ptr<const RunFolderData> opened_;
+    QString caption_;
     std::map<std::string, std::string> liveLosses_;  // the live run's label → training loss
 };
 

@@ -1,7 +1,8 @@
 // liftlab: the GUI. liftlab [--preset NAME] [--model FILE [--constrained NAMES]] [--autostart]
 // [--screenshot FILE] [--quit-when-done]
-//                           [--steps N] [--out DIR] [--open RUN_DIR] [--tab NAME]
-//                           [--compute-landscape] [--export-all DIR]
+//                           [--steps N] [--out DIR] [--open RUN_DIR|FILE.liftlab-compare]
+//                           [--tab NAME] [--compute-landscape] [--export-all DIR]
+// --help lists every tab.
 #include <QApplication>
 
 #include <sys/socket.h>
@@ -18,7 +19,9 @@
 #include "passive_openmp.h"
 
 #include "core/allocator_tuning.h"
+#include "nn/model_probe.h"
 
+#include "comparison_file.h"
 #include "main_window.h"
 #include "method_palette.h"
 #include "model_file_box.h"
@@ -46,6 +49,9 @@ extern "C" void onTerminationSignal(int signo) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // `liftlab probe-model DIR` (hidden): the child process that checks a user's TorchScript file
+    // (engine/nn/model_probe.h) for the model box and the runs. First: no Qt, nothing else.
+    if (const auto code = liftlab::run_model_probe_if_asked(argc, argv)) return *code;
     liftlab::ensure_passive_openmp(argv);
     liftlab::tune_allocator();  // no per-step page-fault churn (core/allocator_tuning.h)
     QApplication app(argc, argv);
@@ -64,8 +70,15 @@ int main(int argc, char** argv) {
     liftlab::installMethodPalette();
 
     QCommandLineParser parser;
+    // --help lists every tab, with what it shows (--tab takes the key).
+    QString tabs;
+    for (const auto& t : liftlab::RunView::tabInfos())
+        tabs += QStringLiteral("\n  %1  %2: %3").arg(t.key, -9).arg(t.title, t.tip);
     parser.setApplicationDescription(
-        QStringLiteral("LiftLab: compare closed-form last layers and their baselines, live."));
+        QStringLiteral("LiftLab: compare closed-form last layers and their baselines, live.\n"
+                       "F1 in the window opens the user guide; every form field's tooltip "
+                       "names its spec key and default.\n\nTabs (--tab KEY):") +
+        tabs);
     parser.addHelpOption();
     parser.addVersionOption();
     const QCommandLineOption presetOpt(QStringLiteral("preset"),
@@ -86,13 +99,17 @@ int main(int argc, char** argv) {
     const QCommandLineOption outOpt(QStringLiteral("out"),
                                     QStringLiteral("Parent folder of the run folders."),
                                     QStringLiteral("DIR"));
-    const QCommandLineOption openOpt(QStringLiteral("open"),
-                                     QStringLiteral("Open a finished run folder in every panel."),
-                                     QStringLiteral("RUN_DIR"));
-    const QCommandLineOption tabOpt(
-        QStringLiteral("tab"),
-        QStringLiteral("Panel to show: curves, spectrum, landscape, escape, ablation or sweep."),
-        QStringLiteral("NAME"));
+    const QCommandLineOption openOpt(
+        QStringLiteral("open"),
+        QStringLiteral("Open a finished run folder in every panel (and its spec in the form), or "
+                       "a saved comparison (*.liftlab-compare)."),
+        QStringLiteral("RUN_DIR"));
+    QStringList tabKeys;
+    for (const auto& t : liftlab::RunView::tabInfos()) tabKeys << t.key;
+    const QCommandLineOption tabOpt(QStringLiteral("tab"),
+                                    QStringLiteral("Panel to show: %1 (the tabs above).")
+                                        .arg(tabKeys.join(QStringLiteral(", "))),
+                                    QStringLiteral("NAME"));
     const QCommandLineOption landscapeOpt(
         QStringLiteral("compute-landscape"),
         QStringLiteral("With --open: compute (or load cached) landscapes before the screenshot."));
@@ -201,7 +218,10 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    if (parser.isSet(openOpt) && !window.openRun(parser.value(openOpt))) {
+    const QString toOpen = parser.value(openOpt);
+    if (parser.isSet(openOpt) && !(toOpen.endsWith(QLatin1String(liftlab::kComparisonSuffix))
+                                       ? window.openComparisonFile(toOpen)
+                                       : window.openRun(toOpen))) {
         std::fprintf(stderr, "liftlab: %s\n", qPrintable(window.statusText()));
         return 2;
     }

@@ -13,11 +13,13 @@
 #include <QSplitter>
 #include <QStatusBar>
 #include <QTimer>
+#include <QToolBar>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <exception>
 
+#include "comparison_file.h"
 #include "experiment_form.h"
 #include "lab_actions.h"
 #include "lab_palette.h"
@@ -78,11 +80,14 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     });
     buildHistoryDock();
     setAcceptDrops(true);
+    addToolBar(Qt::TopToolBarArea, controls_->toolBar());
     connectSession();
-    actions_ = new LabActions(this, historyDock_);
+    actions_ = new LabActions(this, historyDock_, controls_);
     readSettings();
     connect(form_, &ExperimentForm::outputDirEdited, historyPanel_, &RunHistoryPanel::setRoot);
+    connect(form_, &ExperimentForm::readinessChanged, this, &MainWindow::updateStartState);
     setRunning(false);
+    updateStartState();
     showMessage(tr("Ready. Pick a preset and press Start, or open a run from the history."));
     restoreSession();
 }
@@ -109,6 +114,7 @@ QWidget* MainWindow::buildSidePanel() {
     connect(controls_, &RunControls::queueClicked, this, [this] { queueRun(); });
     connect(controls_, &RunControls::pauseClicked, this, &MainWindow::togglePause);
     connect(controls_, &RunControls::stopClicked, this, &MainWindow::stopRun);
+    connect(controls_, &RunControls::rerunClicked, this, [this] { rerun(); });
     connect(queue_, &RunQueue::changed, this, &MainWindow::saveSession);
     return panel;
 }
@@ -123,7 +129,7 @@ void MainWindow::buildHistoryDock() {
     connect(historyPanel_, &RunHistoryPanel::openRequested, this,
             [this](const QString& dir) { openRun(dir); });
     connect(historyPanel_, &RunHistoryPanel::compareRequested, this,
-            [this](const QString& a, const QString& b) { openRun(a, b); });
+            [this](const QStringList& runs) { compareRuns(runs); });
     connect(historyPanel_, &RunHistoryPanel::revealRequested, this,
             [](const QString& dir) { QDesktopServices::openUrl(QUrl::fromLocalFile(dir)); });
 }
@@ -131,10 +137,8 @@ void MainWindow::buildHistoryDock() {
 void MainWindow::connectSession() {
     connect(session_, &TrainingSession::pausedChanged, this, [this](bool paused) {
         controls_->setPaused(paused);
-        actions_->pauseAction()->setText(paused ? tr("&Resume") : tr("&Pause"));
-        showMessage(paused
-                        ? tr("Paused at step %L1 — Resume goes on, Stop ends.").arg(status_->step())
-                        : status_->progressText());
+        status_->setPaused(paused);
+        showMessage(status_->progressText());
     });
     monitor_ =
         new RunMonitor({session_, view_, curves_.get(), status_, historyPanel_, controls_}, this);
@@ -176,6 +180,7 @@ void MainWindow::saveSession() const {
     QSettings settings = labSettings();
     settings.setValue(QStringLiteral("session/queue"), queue_->save());
     settings.setValue(QStringLiteral("session/opened"), openedRun_);
+    settings.setValue(QStringLiteral("session/compared"), compared_);
 }
 
 void MainWindow::restoreSession() {
@@ -187,8 +192,13 @@ void MainWindow::restoreSession() {
                "them in order.",
                nullptr, queue_->size()));
     const QString opened = settings.value(QStringLiteral("session/opened")).toString();
-    if (!opened.isEmpty() &&
-        QFileInfo::exists(opened + QLatin1Char('/') + QLatin1String(run_folder::kMetrics)))
+    const QStringList compared = settings.value(QStringLiteral("session/compared")).toStringList();
+    const auto readable = [](const QString& dir) {
+        return QFileInfo::exists(dir + QLatin1Char('/') + QLatin1String(run_folder::kMetrics));
+    };
+    if (compared.size() >= 2 && std::all_of(compared.begin(), compared.end(), readable))
+        compareRuns(compared);
+    else if (!opened.isEmpty() && readable(opened))
         openRun(opened);
 }
 
@@ -240,8 +250,11 @@ void MainWindow::startSpec(const nlohmann::json& j, const QString& outDir, const
         return;
     }
     openedRun_.clear();
+    compared_.clear();
+    actions_->saveComparisonAction()->setEnabled(false);
     lastRunDir_.clear();
     monitor_->begin(spec, title);
+    setWindowTitle(tr("LiftLab — %1").arg(title));
     if (!session_->start(spec, outDir)) return;
     // The history lists the folder the run writes into, so the new run shows up there.
     if (QDir::cleanPath(QFileInfo(outDir).absoluteFilePath()) != historyPanel_->root())
@@ -268,9 +281,12 @@ void MainWindow::stopRun() {
 void MainWindow::setRunning(bool running) {
     form_->setEnabled(!running);
     controls_->setRunning(running);
-    actions_->pauseAction()->setEnabled(running);
-    actions_->pauseAction()->setText(tr("&Pause"));
+    status_->setPaused(false);
     status_->setCancelEnabled(running);
+}
+
+void MainWindow::updateStartState() {
+    controls_->setStartBlocked(form_->startBlockReason());
 }
 
 void MainWindow::showMetric(const QString& metric) {
@@ -284,6 +300,8 @@ void MainWindow::onRunEnded(bool ok, const QString& runDir, bool curvesFromFolde
     setRunning(false);
     lastRunDir_ = runDir;
     if (curvesFromFolder) openedRun_ = runDir;
+    // The finished run can be run again as it was.
+    controls_->setRerunTarget(runDir.isEmpty() ? QString() : QFileInfo(runDir).fileName());
     Q_EMIT runEnded(ok);
     QTimer::singleShot(0, this, &MainWindow::startNextQueued);
 }
@@ -297,27 +315,88 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 bool MainWindow::openRun(const QString& runDir, const QString& compareDir) {
+    return compareDir.isEmpty() ? showRuns({runDir}) : showRuns({runDir, compareDir});
+}
+
+bool MainWindow::compareRuns(const QStringList& runDirs) {
+    if (runDirs.size() < 2 || runDirs.size() > kMaxComparedRuns) {
+        showMessage(tr("A comparison holds 2 to %1 runs.").arg(kMaxComparedRuns), true);
+        return false;
+    }
+    return showRuns(runDirs);
+}
+
+bool MainWindow::showRuns(const QStringList& dirs) {
     if (session_->isRunning()) {
         showMessage(tr("A run is going on: stop it (or wait) before opening another."), true);
         return false;
     }
-    std::shared_ptr<RunFolderData> a, b;
+    std::vector<std::shared_ptr<const RunFolderData>> runs;
+    QStringList clean;
     try {
-        a = std::make_shared<RunFolderData>(read_run_folder(runDir.toStdString()));
-        if (!compareDir.isEmpty())
-            b = std::make_shared<RunFolderData>(read_run_folder(compareDir.toStdString()));
+        for (const QString& dir : dirs) {
+            runs.push_back(std::make_shared<RunFolderData>(read_run_folder(dir.toStdString())));
+            clean << QDir::cleanPath(QFileInfo(dir).absoluteFilePath());
+        }
     } catch (const std::exception& e) {
         showMessage(tr("Cannot open: %1").arg(QString::fromStdString(e.what())), true);
         return false;
     }
-    openedRun_ = runDir;
-    lastRunDir_ = runDir;
-    monitor_->showOpened(a, b, runDir, compareDir, kShownMetric);
-    // The form shows the run's preset.
-    if (form_->hasPreset(QString::fromStdString(a->name)) && form_->isEnabled())
-        selectPreset(QString::fromStdString(a->name));
+    openedRun_ = clean.front();
+    compared_ = clean.size() > 1 ? clean : QStringList();
+    lastRunDir_ = openedRun_;
+    const QString title = monitor_->showOpened(runs, clean, kShownMetric);
+    setWindowTitle(tr("LiftLab — %1").arg(title));
+    actions_->saveComparisonAction()->setEnabled(clean.size() > 1);
+    // The form shows how run A was run (its spec.json): Start or Re-run repeats it.
+    QString formError;
+    if (form_->isEnabled() && !form_->loadRun(openedRun_, &formError))
+        showMessage(statusText() + tr(" (The form keeps its values: %1)").arg(formError), true);
+    controls_->setRerunTarget(formError.isEmpty() ? QFileInfo(openedRun_).fileName() : QString());
     saveSession();
     return true;
+}
+
+bool MainWindow::saveComparisonFile(const QString& file) {
+    if (compared_.size() < 2) {
+        showMessage(tr("Compare two or three runs first (history: select them, Compare)."), true);
+        return false;
+    }
+    QString error;
+    if (!writeComparison(file, {compared_, curves_->metric()}, &error)) {
+        showMessage(error, true);
+        return false;
+    }
+    showMessage(tr("Saved the comparison to %1").arg(QDir::toNativeSeparators(file)));
+    return true;
+}
+
+bool MainWindow::openComparisonFile(const QString& file) {
+    Comparison comparison;
+    QString error;
+    if (!readComparison(file, &comparison, &error)) {
+        showMessage(tr("Cannot open the comparison: %1").arg(error), true);
+        return false;
+    }
+    if (!compareRuns(comparison.runs)) return false;
+    if (!comparison.metric.isEmpty() && controls_->metrics().contains(comparison.metric))
+        showMetric(comparison.metric);
+    return true;
+}
+
+bool MainWindow::rerun() {
+    if (session_->isRunning() || openedRun_.isEmpty()) return false;
+    nlohmann::json spec;
+    QString error;
+    if (!ExperimentForm::readRunSpec(openedRun_, &spec, &error)) {
+        showMessage(tr("Cannot re-run: %1").arg(error), true);
+        return false;
+    }
+    const QString title = tr("%1 — re-run of %2")
+                              .arg(QString::fromStdString(spec.value("name", std::string("run"))),
+                                   QFileInfo(openedRun_).fileName());
+    startSpec(spec, form_->outputDir(), title);
+    return session_->isRunning();
 }
 
 bool MainWindow::exportCurvesCsv(const QString& path) {

@@ -66,10 +66,24 @@ public:
     bool queueRun();
     int queuedRuns() const { return queue_->size(); }
 
-    // Shows a finished run folder in every panel; with `compareDir`, its curves are overlaid
-    // with " [name]" labels. False (and a message) when it is not a readable run folder.
+    // Shows a finished run folder in every panel and loads its spec into the form (it is the
+    // source of truth: Start or Re-run repeats it); with `compareDir`, compares the two. False
+    // (and a message) when it is not a readable run folder.
     bool openRun(const QString& runDir, const QString& compareDir = QString());
+    // Two or three run folders compared (run A first): each method keeps its colour, the runs
+    // differ by line style and an A/B/C tag; every tab compares or says it cannot.
+    bool compareRuns(const QStringList& runDirs);
     QString openedRun() const { return openedRun_; }
+    // The compared run folders (empty unless comparing).
+    QStringList comparedRuns() const { return compared_; }
+    // A `.liftlab-compare` file: saved from the shown comparison, or opened. False with a message.
+    bool saveComparisonFile(const QString& file);
+    bool openComparisonFile(const QString& file);
+    // Runs the opened run (run A of a comparison) again, exactly as its spec.json says, into the
+    // output folder.
+    bool rerun();
+    RunControls* runControls() const { return controls_; }
+    ExperimentForm* form() const { return form_; }
 
     // Exports: the current panel (format by extension), all panels into a folder, the shown
     // curves as CSV, the current plot to the clipboard. PNG pixel size = widget size × dpi / 96.
@@ -116,6 +130,8 @@ private:
 
     // After RunMonitor has shown a run's outcome.
     void onRunEnded(bool ok, const QString& runDir, bool curvesFromFolder);
+    bool showRuns(const QStringList& runDirs);
+    void updateStartState();
 
     TrainingSession* session_ = nullptr;
     RunView* view_ = nullptr;
@@ -130,6 +146,7 @@ private:
     RunControls* controls_ = nullptr;
     RunMonitor* monitor_ = nullptr;
     QString openedRun_;
+    QStringList compared_;
     QString lastRunDir_;
     int exportDpi_ = 144;
     bool dark_ = false;

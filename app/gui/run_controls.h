@@ -1,12 +1,16 @@
-// Under the experiment form: the shown metric (it can change while a run goes on), Start, Queue,
-// Pause/Resume and Stop, and the run queue. The buttons only signal; the window acts.
+// The run controls of the lab window: a toolbar that is always in view (Start, Queue,
+// Pause/Resume, Stop, Re-run, and why Start is off when it is), and under the experiment form the
+// shown metric (only the metrics of the shown run) and the run queue. The actions only signal;
+// the window acts. The Run menu shows the same actions.
 #pragma once
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 
+class QAction;
 class QComboBox;
-class QPushButton;
+class QLabel;
+class QToolBar;
 
 namespace liftlab {
 
@@ -18,13 +22,32 @@ public:
     RunControls(const QString& metric, QWidget* parent = nullptr);
 
     RunQueue* queue() const { return queue_; }
-    // Idle: Start on, Pause and Stop off; running: the reverse.
+    // The toolbar with the run actions (the window adds it; it cannot be hidden or moved).
+    QToolBar* toolBar() const { return toolBar_; }
+    QAction* startAction() const { return start_; }
+    QAction* queueAction() const { return queueAction_; }
+    QAction* pauseAction() const { return pause_; }
+    QAction* stopAction() const { return stop_; }
+    QAction* rerunAction() const { return rerun_; }
+
+    // Idle: Start on (unless blocked), Pause and Stop off; running: the reverse.
     void setRunning(bool running);
+    bool isRunning() const { return running_; }
     void setPaused(bool paused);
     void setStopEnabled(bool on);
     bool stopEnabled() const;
-    // Offers `metrics` in the metric box (each once), and shows `metric` there.
+    // Why the form cannot start now ("" when it can): Start and Queue are off and the toolbar
+    // says why.
+    void setStartBlocked(const QString& reason);
+    QString startBlockedReason() const { return blocked_; }
+    // Re-run repeats `what` (a run folder's name); "" turns it off.
+    void setRerunTarget(const QString& what);
+
+    // The metric box lists exactly `metrics` (the shown run's), showing `metric`.
+    void setMetrics(const QStringList& metrics, const QString& metric);
+    // Adds metrics the running experiment logs (each once).
     void addMetrics(const QStringList& metrics);
+    QStringList metrics() const;
     void showMetric(const QString& metric);
 
 Q_SIGNALS:
@@ -32,15 +55,25 @@ Q_SIGNALS:
     void queueClicked();
     void pauseClicked();
     void stopClicked();
+    void rerunClicked();
     void metricChosen(const QString& metric);
 
 private:
+    void updateActions();
+
     QComboBox* metric_;
-    QPushButton* start_;
-    QPushButton* queueButton_;
-    QPushButton* pause_;
-    QPushButton* stop_;
+    QToolBar* toolBar_;
+    QAction* start_;
+    QAction* queueAction_;
+    QAction* pause_;
+    QAction* stop_;
+    QAction* rerun_;
+    QLabel* reason_;
     RunQueue* queue_;
+    QString blocked_;
+    QString rerunTarget_;
+    bool running_ = false;
+    bool stopOn_ = false;
 };
 
 }  // namespace liftlab

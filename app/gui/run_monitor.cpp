@@ -8,8 +8,11 @@
 
 #include "live_curves.h"
 #include "loss_curve_panel.h"
+#include "method_colors.h"
 #include "panel_feed.h"
 #include "run/run_folder_schema.h"
+#include "run_caption.h"
+#include "run_comparison.h"
 #include "run_controls.h"
 #include "run_folder_data.h"
 #include "run_history_panel.h"
@@ -58,13 +61,14 @@ void RunMonitor::begin(const ExperimentSpec& spec, const QString& title) {
     QString shown = p_.curves->metric();
     if (mixedTrainingLosses(losses) && shown == loss) shown = accuracy;
     if (losses.empty() && shown == accuracy) shown = loss;
-    if (shown != p_.curves->metric()) {
-        p_.curves->setMetric(shown);
-        p_.controls->showMetric(shown);
-    }
+    if (shown != p_.curves->metric()) p_.curves->setMetric(shown);
+    // The metric box lists this run's metrics, as it logs them.
+    p_.controls->setMetrics({shown}, shown);
     p_.curves->beginLive(title, spec.seeds.empty() ? std::optional<quint64>() : spec.seeds.front(),
                          legend, losses);
     p_.view->beginRun(title);
+    p_.view->setComparison({});
+    p_.view->setEmptyReasons(RunView::expectationsOf(spec, /*live=*/true));
     p_.view->setLandscapeRun(QString(), {}, {});
     p_.status->beginRun(spec.steps);
 }
@@ -144,38 +148,53 @@ bool RunMonitor::showRunFolder(const QString& runDir, QStringList* warnings) {
     return severalSeeds;
 }
 
-void RunMonitor::showOpened(std::shared_ptr<const RunFolderData> a,
-                            std::shared_ptr<const RunFolderData> b, const QString& runDir,
-                            const QString& compareDir, const QString& fallbackMetric) {
-    QString title = QString::fromStdString(a->title);
-    if (b) title += tr(" vs %1").arg(QString::fromStdString(b->title));
-    p_.curves->showRuns(a, b, title);
-    for (const auto* run : {a.get(), b.get()})
-        if (run)
-            for (const auto& m : run->metric_names())
-                p_.controls->addMetrics({QString::fromStdString(m)});
-    if (!a->metrics.count(p_.curves->metric().toStdString())) p_.curves->setMetric(fallbackMetric);
+QString RunMonitor::showOpened(const std::vector<std::shared_ptr<const RunFolderData>>& runs,
+                               const QStringList& dirs, const QString& fallbackMetric) {
+    const bool comparing = runs.size() > 1;
+    std::shared_ptr<const RunFolderData> shown = runs.front();
+    QString title = runCaption(dirs.front(), *runs.front());
+    QString caption;
+    if (comparing) {
+        shown = std::make_shared<const RunFolderData>(merge_compared_runs(runs));
+        static const char* const kStyle[] = {"solid", "dashed", "dotted"};
+        QStringList names, key;
+        for (size_t i = 0; i < runs.size(); ++i) {
+            const QString letter(QChar(QLatin1Char('A').unicode() + int(i)));
+            names << QStringLiteral("%1: %2").arg(letter, runShortCaption(dirs[int(i)], *runs[i]));
+            key << tr("%1 (%2 lines) = %3")
+                       .arg(letter, QString::fromLatin1(kStyle[i % 3]),
+                            runCaption(dirs[int(i)], *runs[i]));
+        }
+        title = tr("Comparing %1").arg(names.join(QStringLiteral(" · ")));
+        caption = tr("Line style tells the runs apart, colour the methods:") +
+                  QLatin1Char('\n') + key.join(QLatin1Char('\n'));
+    }
+    p_.curves->showRuns(shown, title, caption);
+    QStringList metrics;
+    for (const auto& m : shown->metric_names()) metrics << QString::fromStdString(m);
+    if (!shown->metrics.count(p_.curves->metric().toStdString()))
+        p_.curves->setMetric(shown->metrics.count(fallbackMetric.toStdString()) || metrics.isEmpty()
+                                 ? fallbackMetric
+                                 : metrics.front());
     // A classification run whose methods train on different losses is compared on accuracy.
     if (p_.curves->metric() == QLatin1String("test_loss") &&
-        mixedTrainingLosses(a->training_loss) && a->metrics.count("test_accuracy"))
+        mixedTrainingLosses(shown->training_loss) && shown->metrics.count("test_accuracy"))
         p_.curves->setMetric(QStringLiteral("test_accuracy"));
-    p_.controls->showMetric(p_.curves->metric());
+    p_.controls->setMetrics(metrics, p_.curves->metric());
     p_.curves->redraw();
-    p_.view->showRun(*a);
-    p_.view->setLandscapeRunFolder(runDir);
+    p_.view->showRun(*shown);
+    p_.view->setComparison(comparing ? dirs : QStringList());
+    p_.view->setLandscapeRunFolder(dirs.front());
     // The history lists the run's neighbours when its own folder has no runs.
-    if (p_.history->runCount() == 0) p_.history->setRoot(QFileInfo(runDir).path());
-    p_.history->selectRun(runDir);
+    if (p_.history->runCount() == 0) p_.history->setRoot(QFileInfo(dirs.front()).path());
+    p_.history->selectRun(dirs.front());
     p_.status->setFraction(0);
     QString text =
-        b ? tr("Comparing %1 with %2")
-                .arg(QDir::toNativeSeparators(runDir), QDir::toNativeSeparators(compareDir))
-          : tr("Opened %1 (%2)")
-                .arg(QDir::toNativeSeparators(runDir), a->status.empty()
-                                                           ? tr("no summary: incomplete")
-                                                           : QString::fromStdString(a->status));
-    for (const auto& w : a->warnings) text += tr(" Warning: %1.").arg(QString::fromStdString(w));
-    p_.status->showMessage(text, /*error=*/!a->warnings.empty());
+        comparing ? title : tr("Opened %1 — %2").arg(QDir::toNativeSeparators(dirs.front()), title);
+    for (const auto& w : shown->warnings)
+        text += tr(" Warning: %1.").arg(QString::fromStdString(w));
+    p_.status->showMessage(text, /*error=*/!shown->warnings.empty());
+    return title;
 }
 
 void RunMonitor::onFailed(const QString& message) {

@@ -7,6 +7,7 @@
 #include <QStringList>
 #include <QVector>
 #include <memory>
+#include <vector>
 
 #include "session_values.h"
 
@@ -35,11 +36,11 @@ public:
     RunMonitor(const Parts& parts, QObject* parent);
     // A run of `spec` starts: the curves' legend in the spec's order, the panels cleared.
     void begin(const ExperimentSpec& spec, const QString& title);
-    // An opened run folder `a` (and `b`, compared with it) in the curves, the panels and the
-    // history; the curves keep their metric when `a` logs it, else show `fallbackMetric`.
-    void showOpened(std::shared_ptr<const RunFolderData> a, std::shared_ptr<const RunFolderData> b,
-                    const QString& runDir, const QString& compareDir,
-                    const QString& fallbackMetric);
+    // Opened run folders — one, or two or three compared (run A first) — in the curves, the
+    // panels and the history; the curves keep their metric when the runs log it, else show
+    // `fallbackMetric`. The metric box lists the shown runs' metrics only. Returns the title.
+    QString showOpened(const std::vector<std::shared_ptr<const RunFolderData>>& runs,
+                       const QStringList& dirs, const QString& fallbackMetric);
 
 Q_SIGNALS:
     // The run is over and its outcome shown. `runDir` is its folder ("" when it failed or wrote

@@ -4,6 +4,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QStatusBar>
+#include <algorithm>
 
 namespace liftlab {
 
@@ -59,7 +60,10 @@ void RunStatusBar::setStep(int step, int totalSteps) {
 
 QString RunStatusBar::progressText() const {
     QString text =
-        step_ < 0 ? tr("Preparing data — %1 %").arg(progress_->value() * 100 / kProgressScale)
+        paused_ ? tr("Paused at step %L1 / %L2 — Resume goes on, Stop ends")
+                      .arg(std::max(step_, 0))
+                      .arg(totalSteps_)
+        : step_ < 0 ? tr("Preparing data — %1 %").arg(progress_->value() * 100 / kProgressScale)
         : workers_.size() > 1 ? tr("Running — %1").arg(workers_.join(QStringLiteral(", ")))
                               : tr("Running — step %L1 / %L2").arg(step_).arg(totalSteps_);
     if (!notes_.isEmpty()) text += QStringLiteral(" · ") + notes_.join(QStringLiteral(" · "));

@@ -33,6 +33,9 @@ public:
     // "sgd diverged at step 12": shown after the progress and in the final message.
     void addNote(const QString& note) { notes_ << note; }
     const QStringList& notes() const { return notes_; }
+    // A paused run says "Paused" (and stays so until resumed, whatever report arrives).
+    void setPaused(bool paused) { paused_ = paused; }
+    bool paused() const { return paused_; }
     // Where the run is, with the notes.
     QString progressText() const;
 
@@ -45,6 +48,7 @@ private:
     QPushButton* cancel_;
     int step_ = 0;
     int totalSteps_ = 0;
+    bool paused_ = false;
     QStringList workers_;  // each parallel worker's seed and step
     QStringList notes_;
 };

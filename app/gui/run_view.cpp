@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -26,10 +27,12 @@
 #include "histogram_panel.h"
 #include "landscape_panel.h"
 #include "loss_curve_panel.h"
+#include "methods/method_registry.h"
 #include "panel_feed.h"
 #include "run/run_folder_schema.h"
 #include "run_folder_data.h"
 #include "scatter_panel.h"
+#include "spec/experiment_spec.h"
 #include "spectrum_panel.h"
 #include "spectrum_timeline.h"
 #include "sweep_panel.h"
@@ -50,6 +53,31 @@ QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
 
 }  // namespace
 
+QVector<RunView::TabInfo> RunView::tabInfos() {
+    QVector<TabInfo> out = {
+        {QStringLiteral("curves"), tr("Curves"),
+         tr("Any logged metric over steps, every method, mean ± sd over seeds; compared runs by "
+            "line style")},
+        {QStringLiteral("spectrum"), tr("Spectrum"),
+         tr("Singular values of the features over training; one-step gain against κ "
+            "(closed-form runs)")},
+        {QStringLiteral("landscape"), tr("Landscape"),
+         tr("Loss around the final iterate in θ-space and in the lifted space, with the "
+            "trajectories (ICNN runs with checkpoints; press Compute)")},
+        {QStringLiteral("escape"), tr("Escape dynamics"),
+         tr("θ̃ traces, shoulder occupancy, exits and dwell times (ICNN runs)")},
+        {QStringLiteral("ablation"), tr("Ablation"),
+         tr("σ²_Jac per strategy with permutation p-values; final losses over seeds (ICNN "
+            "runs)")},
+        {QStringLiteral("sweep"), tr("Sweep"),
+         tr("A sweep's final metric against the swept value (batch size, λ, width), one line "
+            "per method, ± sd over seeds")},
+    };
+    for (const FigureEntry& entry : figure_catalogue())
+        out.push_back({entry.key, entry.title, entry.tip});
+    return out;
+}
+
 RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWorker(this)) {
     setDocumentMode(true);
     // The pages first (each sets its panel member), then the panels, one line each, in the order
@@ -57,26 +85,17 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
     // has something to show.
     QWidget* const pages[] = {buildCurvesTab(), buildSpectrumTab(), buildLandscapeTab(),
                               buildEscapeTab(), buildAblationTab(), buildSweepTab()};
-    addPanelTab(pages[CurvesTab], QStringLiteral("curves"), tr("Curves"),
-                tr("Any logged metric, every method, mean ± sd over seeds"), curves_,
-                [this] { return curves_->seriesCount() > 0; });
-    addPanelTab(pages[SpectrumTab], QStringLiteral("spectrum"), tr("Spectrum"),
-                tr("Singular values of the features over training; one-step gain against κ"),
-                spectrum_->spectrumPanel(), [this] { return hasSpectrum_; });
-    addPanelTab(pages[LandscapeTab], QStringLiteral("landscape"), tr("Landscape"),
-                tr("Loss around the final iterate in θ-space and in the lifted space, with the "
-                   "trajectories (ICNN runs)"),
-                landscape_, [this] { return hasLandscape_; });
-    addPanelTab(pages[EscapeTab], QStringLiteral("escape"), tr("Escape dynamics"),
-                tr("Pre-readout coordinates, shoulder occupancy and dwell times (ICNN runs)"),
-                escape_, [this] { return hasEscape_; });
-    addPanelTab(pages[AblationTab], QStringLiteral("ablation"), tr("Ablation"),
-                tr("σ²_Jac per architecture with permutation p-values; final losses over seeds"),
-                ablation_, [this] { return hasAblation_; });
-    addPanelTab(pages[SweepTab], QStringLiteral("sweep"), tr("Sweep"),
-                tr("A sweep's final metric against the swept value (batch size, λ, width), one "
-                   "line per method, ± sd over seeds"),
-                sweep_, [this] { return hasSweep_; });
+    const QVector<TabInfo> infos = tabInfos();
+    PlotPanel* const panels[] = {
+        curves_, spectrum_->spectrumPanel(), landscape_, escape_, ablation_, sweep_};
+    const std::function<bool()> content[] = {[this] { return curves_->seriesCount() > 0; },
+                                             [this] { return hasSpectrum_; },
+                                             [this] { return hasLandscape_; },
+                                             [this] { return hasEscape_; },
+                                             [this] { return hasAblation_; },
+                                             [this] { return hasSweep_; }};
+    for (int i = 0; i < TabCount; ++i)
+        addPanelTab(pages[i], infos[i].key, infos[i].title, infos[i].tip, panels[i], content[i]);
     // Then the registered figures (app/feed/figure_catalogue.cpp), a tab each.
     for (const FigureEntry& entry : figure_catalogue()) {
         PlotPanel* panel = entry.make(this);
@@ -101,6 +120,7 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
         lsStatus_->setText(tr("Landscape cancelled; nothing was cached."));
         Q_EMIT landscapeDone(lsStatus_->text(), false);
     });
+    setEmptyReasons(RunExpectations());
 }
 
 RunView::~RunView() = default;
@@ -219,8 +239,48 @@ QWidget* RunView::buildLandscapeTab() {
 }
 
 QWidget* RunView::buildEscapeTab() {
-    escape_ = new EscapePanel(this);
-    return escape_;
+    auto* tab = new QWidget(this);
+    auto* layout = new QVBoxLayout(tab);
+    layout->setContentsMargins(0, 0, 0, 0);
+    escapeTraces_ = new QComboBox(tab);
+    escapeTraces_->setObjectName(QStringLiteral("escapeTraces"));
+    escapeTraces_->setToolTip(
+        tr("Whose θ̃ traces the top panel draws: one method's coordinates read, all methods' "
+           "overlap"));
+    escapeTraces_->addItem(tr("every method"), QString());
+    connect(escapeTraces_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+            [this](int index) {
+                if (index >= 0) escape_->showTracesOf(escapeTraces_->itemData(index).toString());
+            });
+    layout->addWidget(row(tab, {new QLabel(tr("θ̃ traces of"), tab), escapeTraces_}));
+    escape_ = new EscapePanel(tab);
+    escape_->setCaption(
+        tr("Top: θ̃ of a few constrained weights per method; the shaded band is the readout "
+           "shoulder σ(θ̃) < 0.05, where every update is damped at least 20×. Bottom left: "
+           "occupancy, the share of constrained weights in the shoulder (0 to 1). How to read "
+           "it: high occupancy with many exits = weights cycling in and out (the lifter's "
+           "escape); high occupancy with few exits = absorbed, stuck; low occupancy = few "
+           "weights in the shoulder at all. Exit rate = exits per coordinate-step spent in the "
+           "shoulder; dwell = steps a weight stays in before it exits."));
+    layout->addWidget(escape_, 1);
+    return tab;
+}
+
+void RunView::updateEscapeTraceChoice() {
+    const QStringList methods = escape_->traceMethods();
+    QStringList listed;
+    for (int i = 1; i < escapeTraces_->count(); ++i)
+        listed << escapeTraces_->itemData(i).toString();
+    if (methods == listed) return;
+    const QSignalBlocker block(escapeTraces_);
+    QString shown = escape_->tracesShown();
+    escapeTraces_->clear();
+    escapeTraces_->addItem(tr("every method"), QString());
+    for (const QString& m : methods) escapeTraces_->addItem(m, m);
+    // One method's traces by default: several methods' coordinates tangle.
+    if (shown.isEmpty() || !methods.contains(shown)) shown = methods.value(0);
+    escapeTraces_->setCurrentIndex(std::max(0, escapeTraces_->findData(shown)));
+    escape_->showTracesOf(shown);
 }
 
 QWidget* RunView::buildAblationTab() {
@@ -235,6 +295,11 @@ QWidget* RunView::buildAblationTab() {
            "diagnostic with g_b = ∂ℓ_b/∂θ̃ at one fixed iterate, defined for every strategy"));
     ablation_ = new AblationPanel(left);
     ablation_->setValueLabel(QStringLiteral("σ²_Jac = tr Cov(θ̃_b, g_b)"));
+    ablation_->setCaption(
+        tr("σ²_Jac is the trace of a covariance over probe batches, so it has a sign: a negative "
+           "bar means the emitted weights and the slack gradients vary in opposite directions, "
+           "not a failure. Read its size against the permutation null (error bar, p): the full "
+           "lifter reads clearly non-zero; a strategy without a slack is a structural 0."));
     ll->addWidget(row(left, {thetaBox_}));
     ll->addWidget(ablation_, 1);
     basins_ = new HistogramPanel(split);
@@ -264,6 +329,117 @@ QWidget* RunView::buildSweepTab() {
     return tab;
 }
 
+void RunView::setEmptyReasons(const RunExpectations& e) {
+    const QString cfRun = tr("this is a closed-form run");
+    reasons_.clear();
+    reasons_[CurvesTab] =
+        e.known ? tr("Waiting for the first log point …")
+                : tr("Press Start (toolbar) to run the form's experiment, or double-click a run in "
+                     "the history below to open it.");
+    curves_->setEmptyNote(reasons_[CurvesTab]);
+
+    reasons_[SpectrumTab] =
+        !e.known ? tr("Open or run a closed-form experiment with diagnostics.spectrum_every "
+                      "(cf-regression has it) to see its feature spectra.")
+        : e.icnn ? tr("Feature spectra are recorded for backbone + last-layer runs; this is an "
+                      "ICNN run, which has none.")
+        : e.spectrumEvery <= 0
+            ? tr("This run recorded no spectra: set diagnostics.spectrum_every (All settings) "
+                 "and run again.")
+            : tr("Waiting for the first spectrum (every %1 steps) …").arg(e.spectrumEvery);
+    spectrum_->spectrumPanel()->setEmptyNote(reasons_[SpectrumTab]);
+    gain_->setEmptyNote(e.icnn ? tr("No one-step gain: a closed-form diagnostic.")
+                               : tr("No one-step gain logged: set diagnostics.one_step_every "
+                                    "(All settings)."));
+
+    reasons_[LandscapeTab] =
+        !e.known  ? tr("Open or finish an ICNN run with checkpoints (preset icnn-landscape),\n"
+                        "then press Compute.")
+        : !e.icnn ? tr("Landscapes are drawn for ICNN runs with checkpoints\n"
+                       "(preset icnn-landscape); %1.")
+                        .arg(cfRun)
+        : e.checkpointEvery <= 0
+            ? tr("This run saved no checkpoints, so it has no landscape:\n"
+                 "set diagnostics.checkpoint_every (All settings) and run again\n"
+                 "(icnn-landscape has it); then press Compute.")
+        : e.live ? tr("Press Compute once the run has ended.")
+                 : tr("No landscape yet: press Compute above (it runs in the\n"
+                      "background; cached landscapes open at once).");
+    landscape_->setEmptyReason(reasons_[LandscapeTab]);
+
+    reasons_[EscapeTab] = !e.known
+                              ? tr("Open or run an ICNN experiment (icnn-escape, icnn-ebm-1d)\n"
+                                   "to see its escape dynamics.")
+                          : !e.icnn ? tr("Escape dynamics are recorded for ICNN runs: %1.\n"
+                                         "Open or run an ICNN preset (icnn-escape, icnn-ebm-1d).")
+                                          .arg(cfRun)
+                          : e.shoulderEvery <= 0
+                              ? tr("This ICNN run observed no shoulder: set\n"
+                                   "diagnostics.shoulder_every (All settings) and run again\n"
+                                   "(icnn-escape has it).")
+                              : tr("Waiting for the first shoulder observation\n(every %1 steps) …")
+                                    .arg(e.shoulderEvery);
+    escape_->setEmptyReason(reasons_[EscapeTab]);
+
+    reasons_[AblationTab] =
+        !e.known  ? tr("Open or run preset icnn-ablation to compare σ²_Jac\n"
+                        "of the lifter and its ablations.")
+        : !e.icnn ? tr("σ²_Jac is a diagnostic of the ICNN positivity strategies;\n"
+                       "%1. Preset icnn-ablation computes it.")
+                        .arg(cfRun)
+        : e.jacobianBatches <= 0 ? tr("This run computed no σ²_Jac: set\n"
+                                      "diagnostics.jacobian_batches (e.g. 256, All settings)\n"
+                                      "and run again (icnn-ablation has it).")
+                                 : tr("σ²_Jac is computed once, at the end of the run.");
+    ablation_->setEmptyReason(reasons_[AblationTab]);
+    basins_->setEmptyReason(e.seeds < 2 ? tr("The final loss over seeds\nneeds 2 or more seeds\n"
+                                             "(Seeds: 0-4).")
+                                        : tr("Waiting for the runs to end …"));
+
+    reasons_[SweepTab] = e.sweep ? tr("Waiting for the sweep's runs to end …")
+                                 : tr("This run has no sweep block: open or run a sweep preset "
+                                      "(cf-batch-sweep, cf-lambda-sweep, …) to draw a final "
+                                      "metric against the swept value.");
+    sweep_->setEmptyNote(reasons_[SweepTab]);
+    for (int i = 0; i < static_cast<int>(figures_.size()); ++i) {
+        const QString reason =
+            e.known ? tr("Nothing recorded for this figure: the run logged no time_s yet.")
+                    : tr("Open or run an experiment to see its cost per step.");
+        reasons_[TabCount + i] = reason;
+        if (!figures_[i].hasContent) figures_[i].panel->setEmptyNote(reason);
+    }
+}
+
+QString RunView::emptyReason(int index) const {
+    if (index < 0 || index >= tabCount() || hasContent(index)) return QString();
+    return reasons_.value(index);
+}
+
+void RunView::setComparison(const QStringList& runDirs) {
+    comparedRuns_ = runDirs;
+    if (runDirs.size() < 2) return;
+    const QString reason = tr("Landscapes are computed one run at a time: this tab uses run A\n"
+                              "(%1). Open another run alone to compute its landscape.")
+                               .arg(QFileInfo(runDirs.front()).fileName());
+    reasons_[LandscapeTab] = reason;
+    landscape_->setEmptyReason(reason);
+}
+
+RunView::RunExpectations RunView::expectationsOf(const ExperimentSpec& spec, bool live) {
+    RunExpectations e;
+    e.known = true;
+    e.live = live;
+    const auto* kind = find_task_kind(spec.task.kind);
+    e.icnn = kind && kind->family == TaskFamily::Icnn;
+    e.spectrumEvery = spec.diagnostics.spectrum_every;
+    e.shoulderEvery = spec.diagnostics.shoulder_every;
+    e.jacobianBatches = spec.diagnostics.jacobian_batches;
+    e.checkpointEvery = spec.diagnostics.checkpoint_every;
+    e.sweep = !spec.sweep.key.empty();
+    e.seeds = static_cast<int>(spec.seeds.size());
+    return e;
+}
+
 void RunView::showSweep(const QString& metric) {
     sweep_->clear();
     if (!sweepRun_) return;
@@ -288,6 +464,7 @@ void RunView::beginRun(const QString& title) {
         f.panel->clear();
         f.hasContent = false;
     }
+    updateEscapeTraceChoice();
 }
 
 void RunView::addPoints(const QVector<SessionPoint>& points) {
@@ -331,6 +508,7 @@ void RunView::addTraces(const QVector<SessionTrace>& traces) {
     for (auto it = fresh.cbegin(); it != fresh.cend(); ++it)
         escape_->appendTrace(it.key().first, it.key().second, it.value().first, it.value().second);
     hasEscape_ = hasEscape_ || !fresh.isEmpty();
+    if (!fresh.isEmpty()) updateEscapeTraceChoice();
 }
 
 void RunView::showRun(const RunFolderData& run) {
@@ -354,6 +532,7 @@ void RunView::showRun(const RunFolderData& run) {
     connect(thetaBox_, &QCheckBox::toggled, this, [fillAblation] { fillAblation(); });
     if (feedFinalLossHistogram(*basins_, run) > 0) hasAblation_ = true;
     for (auto& f : figures_) f.hasContent = f.entry->fill(*f.panel, run);
+    updateEscapeTraceChoice();
 
     // The sweep figure of this run (emptied for a run without a sweep).
     hasSweep_ = false;
@@ -369,6 +548,19 @@ void RunView::showRun(const RunFolderData& run) {
         if (sweepMetric_->findText(shown) >= 0) sweepMetric_->setCurrentText(shown);
         showSweep(sweepMetric_->currentText());
     }
+    // What each empty tab says: from the run's own spec when it can be read.
+    RunExpectations e;
+    try {
+        e = expectationsOf(parse_spec(read_json_file(run.dir + "/" + run_folder::kSpec)), false);
+    } catch (const std::exception&) {
+        e.known = true;
+        e.icnn = run.icnn();
+    }
+    int seeds = 0;
+    for (const auto& [method, finals] : run.finals)
+        for (const auto& [metric, values] : finals) seeds = std::max<int>(seeds, values.size());
+    e.seeds = std::max(e.seeds, seeds);
+    setEmptyReasons(e);
 }
 
 void RunView::setLandscapeRun(const QString& runDir, const QStringList& methods,
@@ -380,12 +572,20 @@ void RunView::setLandscapeRun(const QString& runDir, const QStringList& methods,
     for (quint64 s : seeds) lsSeed_->addItem(tr("seed %1").arg(s), QVariant::fromValue(s));
     const bool ok = !runDir.isEmpty() && !methods.isEmpty();
     lsCompute_->setEnabled(ok && !worker_->isRunning());
-    lsStatus_->setText(ok ? tr("Press Compute (cached landscapes open at once).")
-                          : tr("This run has no checkpoint trajectories (ICNN presets with "
-                               "diagnostics.checkpoint_every, e.g. icnn-landscape)."));
+    const QString off =
+        runDir.isEmpty() && landscapeRunDirHint_.isEmpty()
+            ? tr("Compute is off: no run is open. Open or finish an ICNN run with checkpoints "
+                 "(preset icnn-landscape).")
+            : tr("Compute is off: this run has no checkpoint trajectories (ICNN runs with "
+                 "diagnostics.checkpoint_every, e.g. preset icnn-landscape).");
+    lsStatus_->setText(ok ? tr("Press Compute (cached landscapes open at once).") : off);
+    lsCompute_->setToolTip(ok ? tr("Compute the loss landscapes of the chosen method in the "
+                                   "background (progress and Cancel below)")
+                              : off);
 }
 
 void RunView::setLandscapeRunFolder(const QString& dir) {
+    landscapeRunDirHint_ = dir;
     QList<quint64> seeds;
     QStringList labels;
     nlohmann::json spec;

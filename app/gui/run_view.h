@@ -38,6 +38,7 @@ class PlotPanel;
 class ScatterPanel;
 class SpectrumTimeline;
 class SweepPanel;
+struct ExperimentSpec;
 struct RunFolderData;
 
 class RunView : public QTabWidget {
@@ -56,6 +57,32 @@ public:
 
     explicit RunView(QWidget* parent = nullptr);
     ~RunView() override;
+
+    // Every tab in order, built-in then the figure catalogue's: key (export file name and
+    // --tab), title, tooltip. Static: `liftlab --help` lists them before any window exists.
+    struct TabInfo {
+        QString key, title, tip;
+    };
+    static QVector<TabInfo> tabInfos();
+
+    // What a run records (from its spec), so that an empty tab can say why it is empty.
+    struct RunExpectations {
+        bool known = false;  // false: no run shown yet
+        bool live = false;   // the run is going on
+        bool icnn = false;
+        int spectrumEvery = 0, shoulderEvery = 0, jacobianBatches = 0, checkpointEvery = 0;
+        bool sweep = false;
+        int seeds = 1;
+    };
+    static RunExpectations expectationsOf(const ExperimentSpec& spec, bool live);
+    // Every empty panel says why it is empty and what to do.
+    void setEmptyReasons(const RunExpectations& expectations);
+    // The reason tab `index` shows for being empty ("" when it has content).
+    QString emptyReason(int index) const;
+    // Comparing runs (folders, run A first; fewer than two: not comparing): the tabs that cannot
+    // overlay runs say so.
+    void setComparison(const QStringList& runDirs);
+    QStringList comparedRuns() const { return comparedRuns_; }
 
     LossCurvePanel* curves() const { return curves_; }
     SpectrumTimeline* spectrum() const { return spectrum_; }
@@ -123,6 +150,7 @@ private:
     QWidget* buildAblationTab();
     QWidget* buildSweepTab();
     void showSweep(const QString& metric);
+    void updateEscapeTraceChoice();
     void onLandscapeFinished(const QVector<liftlab::LandscapeSideResult>& sides);
     void setLandscapeBusy(bool busy);
     QSize exportSize() const;
@@ -144,6 +172,9 @@ private:
     ScatterPanel* gain_ = nullptr;
     LandscapePanel* landscape_ = nullptr;
     EscapePanel* escape_ = nullptr;
+    QComboBox* escapeTraces_ = nullptr;
+    QHash<int, QString> reasons_;  // tab → why it is empty
+    QStringList comparedRuns_;
     AblationPanel* ablation_ = nullptr;
     HistogramPanel* basins_ = nullptr;
     QCheckBox* thetaBox_ = nullptr;
@@ -154,6 +185,7 @@ private:
     // Landscape controls.
     LandscapeWorker* worker_ = nullptr;
     QString landscapeRun_;
+    QString landscapeRunDirHint_;  // the shown run, with or without trajectories
     QComboBox* lsMethod_ = nullptr;
     QComboBox* lsSeed_ = nullptr;
     QComboBox* lsDirections_ = nullptr;

@@ -67,7 +67,10 @@ SpecEditor::SpecEditor(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget
 void SpecEditor::addLeaves(const nlohmann::json& node, const std::string& prefix) {
     for (const auto& [key, value] : node.items()) {
         const std::string path = prefix.empty() ? key : prefix + "." + key;
-        if (prefix.empty() && (key == "methods" || key == "name" || key == "description")) continue;
+        if (prefix.empty() &&
+            (key == "methods" || key == "name" || key == "description" || key == "schema_version"))
+            continue;
+        if (hidden_.contains(QString::fromStdString(path))) continue;
         if (value.is_object()) {
             addLeaves(value, path);
             continue;
@@ -77,13 +80,28 @@ void SpecEditor::addLeaves(const nlohmann::json& node, const std::string& prefix
         item->setText(1, display(value));
         item->setData(1, kOriginalRole, display(value));
         item->setFlags(item->flags() | Qt::ItemIsEditable);
+        const QString tip =
+            tr("spec key %1 — default: %2%3")
+                .arg(QString::fromStdString(path), display(value),
+                     origin_.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(origin_));
+        item->setToolTip(0, tip);
+        item->setToolTip(1, tip);
     }
 }
 
-void SpecEditor::setSpec(const nlohmann::json& spec) {
+void SpecEditor::setSpec(const nlohmann::json& spec, const QStringList& hidden,
+                         const QString& origin) {
     const QSignalBlocker block(tree_);
+    hidden_ = hidden;
+    origin_ = origin;
     tree_->clear();
     addLeaves(spec, "");
+}
+
+QStringList SpecEditor::paths() const {
+    QStringList out;
+    for (int i = 0; i < tree_->topLevelItemCount(); ++i) out << tree_->topLevelItem(i)->text(0);
+    return out;
 }
 
 QStringList SpecEditor::changedPaths() const {

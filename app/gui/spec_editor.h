@@ -1,9 +1,9 @@
 // Every setting of a preset as an editable table, generated from the preset's JSON spec: one row
 // per scalar or array leaf ("task.n_train", "icnn.width", "diagnostics.shoulder_every",
-// "seeds", …), value editable in place, changed rows in bold. The ExperimentForm keeps its
-// quick fields (batch, steps, seed, optimizer, the methods' parameters); this table is for
-// everything else and is applied on top of them. Values are JSON: 3, 0.5, true, "gumbel" or gumbel,
-// [0, 1, 2].
+// …), value editable in place, changed rows in bold. The ExperimentForm keeps its own fields
+// (batch, steps, seeds, log interval, optimizer, the methods' parameters, the user's model) and
+// this table lists everything else, so that no setting has two places that could disagree. Values
+// are JSON: 3, 0.5, true, "gumbel" or gumbel, [0, 1, 2].
 #pragma once
 #include <QString>
 #include <QStringList>
@@ -20,8 +20,14 @@ class SpecEditor : public QWidget {
 public:
     explicit SpecEditor(QWidget* parent = nullptr);
 
-    // Lists the leaves of `spec` (methods, name and description excluded: the form owns them).
-    void setSpec(const nlohmann::json& spec);
+    // Lists the leaves of `spec` but those in `hidden` (dotted paths the form's own fields show:
+    // every setting has one place) and methods, name, description and schema_version. Each row's
+    // tooltip names its spec key and the value it came with (`origin`: "preset cf-regression",
+    // "the opened run").
+    void setSpec(const nlohmann::json& spec, const QStringList& hidden = {},
+                 const QString& origin = QString());
+    // The listed paths, in order.
+    QStringList paths() const;
     // The rows the user changed, as dotted-path → value.
     QStringList changedPaths() const;
     // Writes every changed row into `spec`. False, with `error` naming the key, for a value that
@@ -34,6 +40,8 @@ public:
 
 private:
     void addLeaves(const nlohmann::json& node, const std::string& prefix);
+    QStringList hidden_;
+    QString origin_;
     QTreeWidget* tree_ = nullptr;
 };
 

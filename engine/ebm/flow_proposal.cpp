@@ -1,5 +1,6 @@
 #include "ebm/flow_proposal.h"
 
+#include "core/activity.h"
 #include "core/c_numbers.h"
 #include "core/numeric.h"
 
@@ -229,6 +230,7 @@ FlowFit fit_flow_proposal(const torch::Tensor& data, const AffineCouplingFlowOpt
     torch::Tensor order = torch::randperm(n, gen, torch::kLong);
     int64_t cursor = 0;
     for (int step = 0; step < fit_options.steps; ++step) {
+        throw_if_stopped();
         if (cursor + batch > n) {
             order = torch::randperm(n, gen, torch::kLong);
             cursor = 0;
@@ -354,6 +356,7 @@ EnergyFit fit_flow_to_energy(AffineCouplingFlowImpl& flow,
     torch::optim::Adam opt(params, torch::optim::AdamOptions(o.lr));
     const double sd = std::sqrt(o.base_variance);
     for (int step = 0; step < o.max_steps; ++step) {
+        throw_if_stopped();
         const double lr =
             o.lr * (0.1 + 0.45 * (1 + std::cos(kPi * step / static_cast<double>(o.max_steps))));
         for (auto& group : opt.param_groups())

@@ -54,9 +54,11 @@ std::optional<torch::jit::Module> backbone_head_module(FeatureBackbone& backbone
                                                        const torch::Tensor& head_weights) {
     torch::NoGradGuard no_grad;
     torch::jit::Module features;
+    std::string features_of = "self.backbone.forward(x)";
     if (auto* script = dynamic_cast<TorchScriptBackbone*>(&backbone)) {
         features = script->module().clone();
         features.eval();
+        features_of = script->features_expression(features_of);
     } else if (auto* mlp = dynamic_cast<ModuleBackbone<MlpBackbone>*>(&backbone)) {
         features = mlp_module(*mlp->module());
     } else {
@@ -67,9 +69,8 @@ std::optional<torch::jit::Module> backbone_head_module(FeatureBackbone& backbone
     m.register_module("backbone", features);
     m.register_parameter("weight", exported(head_weights.narrow(0, 0, d).t()), false);
     m.register_parameter("bias", exported(head_weights[d]), false);
-    m.define(
-        "def forward(self, x):\n"
-        "    return torch.linear(self.backbone.forward(x), self.weight, self.bias)\n");
+    m.define("def forward(self, x):\n    return torch.linear(" + features_of +
+             ", self.weight, self.bias)\n");
     m.eval();
     return m;
 }

@@ -22,9 +22,10 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
     return n;
 }
 
-// |N(0, π/(2 n_in))| with n_in the last dimension (docs/methods.md §3.2: the positive init).
+// |N(0, π/(2 n_in))| with n_in the last dimension (docs/methods.md §3.2: the positive init); 1 for a
+// scalar (a user's ICNN may constrain one, e.g. the coefficient of its own quadratic term).
 torch::Tensor folded_normal(const std::vector<int64_t>& shape) {
-    const double n_in = static_cast<double>(shape.back());
+    const double n_in = shape.empty() ? 1.0 : static_cast<double>(shape.back());
     return (torch::randn(shape) * std::sqrt(kPi / (2.0 * n_in))).abs();
 }
 
@@ -40,7 +41,7 @@ std::vector<torch::Tensor> init_noise_draws(const TensorShapes& shapes, double s
 
 void check_shapes(const TensorShapes& shapes) {
     for (const auto& shape : shapes)
-        if (shape.empty() || numel_of(shape) <= 0)
+        if (numel_of(shape) <= 0)  // a scalar ({}) holds one element
             throw std::invalid_argument("positivity: every tensor shape must be non-empty");
 }
 }  // namespace

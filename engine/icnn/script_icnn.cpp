@@ -22,7 +22,7 @@ std::string joined(const std::vector<std::string>& names) {
 
 std::shared_ptr<TorchScriptIcnn> TorchScriptIcnn::load(const IcnnSpec& spec, int64_t input_dim,
                                                        const torch::Tensor& probe) {
-    auto loaded = load_torchscript(spec.script, "icnn.script");
+    auto loaded = load_torchscript(spec.script, "icnn.script", spec.script_sha256);
     if (!spec.script_sha256.empty() && spec.script_sha256 != loaded.sha256)
         throw SpecError("icnn.script_sha256",
                         spec.script + " has SHA-256 " + loaded.sha256 + ", the spec records " +
@@ -100,7 +100,7 @@ torch::Tensor TorchScriptIcnn::energy(const torch::Tensor& x,
         set_torchscript_parameter(module_, constrained_names_[i], constrained.at(i));
     for (size_t i = 0; i < free_names_.size(); ++i)
         set_torchscript_parameter(module_, free_names_[i], free.at(i));
-    const auto e = torchscript_forward(module_, x);
+    const auto e = torchscript_forward(module_, x, "energy");
     const int64_t n = x.size(0);
     if (!((e.dim() == 1 && e.size(0) == n) || (e.dim() == 2 && e.size(0) == n && e.size(1) == 1))) {
         std::ostringstream shape;

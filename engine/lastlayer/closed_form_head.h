@@ -61,6 +61,7 @@ public:
     // ρ only: λ is the initial precision A₀ = λI, spent at the start.
     std::map<std::string, double> settings() const override { return {{"rho", rho_}}; }
     void set_setting(const std::string& key, double value) override;
+    bool accumulates_gram() const override { return true; }
     void save_state(StateArchive& a, const std::string& prefix) const override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
 
@@ -76,6 +77,7 @@ public:
         : ClosedFormHead(d, k), beta_(beta), refresh_every_(refresh_every) {}
     bool wants_full_data(int step) const override { return (step - 1) % refresh_every_ == 0; }
     void solve_full(const GramStatistics& stats) override;
+    bool accumulates_gram() const override { return true; }
     double regulariser() const override { return beta_; }
     std::map<std::string, double> settings() const override { return {{"beta", beta_}}; }
     void set_setting(const std::string& key, double value) override;

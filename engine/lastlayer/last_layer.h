@@ -31,6 +31,9 @@ public:
     // cf-full: whether W must be re-solved on the whole training set before this step.
     virtual bool wants_full_data(int step) const { return false; }
     virtual void solve_full(const GramStatistics& stats) {}
+    // Keeps (d+1) × (d+1) statistics of the features whatever the batch (cf-full, cf-rls); the
+    // others solve a batch × batch system when the batch is smaller than d (Woodbury).
+    virtual bool accumulates_gram() const { return false; }
     virtual torch::Tensor weights() const = 0;  // (d+1) × k, float64
     // Moves its weights (and any state) to `device`; the trainer calls it before building the
     // optimizer.

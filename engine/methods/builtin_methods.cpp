@@ -54,10 +54,10 @@ MethodInfo closed_form(std::string name, std::string doc, std::uint32_t colour,
     return m;
 }
 
-MethodInfo dfiv(std::string name, std::string doc, bool refit, bool proximal) {
-    // colour 0: a colour derived from the label
+MethodInfo dfiv(std::string name, std::string doc, std::uint32_t colour, bool refit,
+                bool proximal) {
     MethodInfo m =
-        entry(std::move(name), MethodFamily::Dfiv, std::move(doc), 0, {"lr", "lambda_scale"});
+        entry(std::move(name), MethodFamily::Dfiv, std::move(doc), colour, {"lr", "lambda_scale"});
     if (proximal) m.parameters.push_back("lambda");
     m.dfiv_refit = refit;
     m.dfiv_proximal = proximal;
@@ -119,11 +119,11 @@ std::vector<MethodInfo> builtin_methods() {
     using PM = PositivityMap;
     using Init = SoftplusPositivity::Init;
     const auto same = [](LifterPositivityOptions o) { return o; };
-    // Colours: the tab10 palette (distinct hues, readable on white). The lifter ablations are
-    // compared with each other (icnn-ablation): hues reused from the closed-form family, which
-    // never shares a plot with them.
+    // Colours: the tab10 palette (distinct hues, readable on white) for the first ten, then eight
+    // more picked so that any two methods differ by a CIEDE2000 ΔE of at least 15 (a comparison
+    // of two runs may show any of them side by side; checked by the GUI tests).
     return {
-        // Default step sizes: the presets' (Adam 1e-3 as METHODS.md's reference training).
+        // Default step sizes: the presets' (Adam 1e-3 as the reference training, docs/methods.md).
         gradient("sgd", "backbone and last layer by SGD (lr)", 0x1f77b4, "sgd", 0.05),
         gradient("adam", "backbone and last layer by Adam (lr)", 0xff7f0e, "adam", 1e-3),
         gradient("ce", "cross-entropy classifier trained by the spec's optimizer", 0x9467bd, "",
@@ -151,10 +151,12 @@ std::vector<MethodInfo> builtin_methods() {
             rls.positive = {"lambda"};
             return rls;
         }(),
-        dfiv("dfiv", "two-stage IV regression, stage 1 re-fitted on all data at the end",
+        dfiv("dfiv", "two-stage IV regression, stage 1 re-fitted on all data at the end", 0x99aaff,
              /*refit=*/true, /*proximal=*/false),
-        dfiv("dfiv-norefit", "two-stage IV regression without the final re-fit", false, false),
-        dfiv("dfiv-prox", "two-stage IV regression with proximal stage solves (λ)", false, true),
+        dfiv("dfiv-norefit", "two-stage IV regression without the final re-fit", 0x444455, false,
+             false),
+        dfiv("dfiv-prox", "two-stage IV regression with proximal stage solves (λ)", 0xff8888, false,
+             true),
         published(noisy_init(positivity(
             "pgd", "θ trained directly, projected onto θ ≥ 0", 0x7f7f7f, PM::Projected,
             [](TensorShapeList shapes, TensorShapeList, int64_t, const PositivityOptions&) {
@@ -162,19 +164,19 @@ std::vector<MethodInfo> builtin_methods() {
             }))),
         published(noisy_init(positivity("softplus", "θ = softplus(θ̃), folded-normal init", 0xbcbd22,
                                         PM::Softplus, softplus_init(Init::FoldedNormal)))),
-        positivity("softplus-const", "θ = softplus(θ̃), constant init θ̃ = −2", 0xdbdb8d,
+        positivity("softplus-const", "θ = softplus(θ̃), constant init θ̃ = −2", 0x886600,
                    PM::Softplus, softplus_init(Init::Constant)),
         wide(noisy_init(positivity("softplus-wide",
                                    "softplus on an ICNN as wide as the lifter's parameters",
-                                   0x6b6b10, PM::Softplus, softplus_init(Init::FoldedNormal)))),
+                                   0x334400, PM::Softplus, softplus_init(Init::FoldedNormal)))),
         published(noisy_init(positivity("lifter", "every ICNN tensor emitted by a DeepSets lifter",
                                         0x17becf, PM::Lifted, lifter_with(same)))),
-        positivity("lifter-noslack", "lifter without the slack bias b", 0x9467bd, PM::Lifted,
+        positivity("lifter-noslack", "lifter without the slack bias b", 0x005555, PM::Lifted,
                    lifter_with([](auto o) { return o.slack(false); })),
-        noisy_init(positivity("lifter-nobody", "lifter whose h is a learned constant", 0x8c564b,
+        noisy_init(positivity("lifter-nobody", "lifter whose h is a learned constant", 0x771155,
                               PM::Lifted, lifter_with([](auto o) { return o.body(false); }))),
         noisy_init(positivity("lifter-decoupled", "lifter whose body reads an independent batch X′",
-                              0xe377c2, PM::Lifted,
+                              0x1100cc, PM::Lifted,
                               lifter_with([](auto o) { return o.decoupled(true); }))),
     };
 }

@@ -1,6 +1,7 @@
 #include <stdexcept>
 
 #include "data/dataset.h"
+#include "nn/backbone_freeze.h"
 #include "nn/conv_backbone.h"
 #include "nn/feature_backbone.h"
 #include "nn/fno1d.h"
@@ -10,7 +11,9 @@
 
 namespace liftlab {
 
-std::shared_ptr<FeatureBackbone> make_backbone(const BackboneSpec& spec, const Dataset& data) {
+namespace {
+
+std::shared_ptr<FeatureBackbone> build_backbone(const BackboneSpec& spec, const Dataset& data) {
     if (spec.kind == "torchscript") return load_torchscript_backbone(spec, data);
     if (spec.kind == "cnn") {
         if (data.x_train.dim() != 4 || data.x_train.size(2) != data.x_train.size(3))
@@ -39,6 +42,16 @@ std::shared_ptr<FeatureBackbone> make_backbone(const BackboneSpec& spec, const D
         return std::make_shared<ModuleBackbone<MlpBackbone>>(net, spec.feature_dim);
     }
     throw std::invalid_argument("backbone kind '" + spec.kind + "' is not available");
+}
+
+}  // namespace
+
+std::shared_ptr<FeatureBackbone> make_backbone(const BackboneSpec& spec, const Dataset& data,
+                                               FreezeResolution* freeze) {
+    auto backbone = build_backbone(spec, data);
+    const auto resolved = freeze_backbone(*backbone, spec);
+    if (freeze) *freeze = resolved;
+    return backbone;
 }
 
 }  // namespace liftlab

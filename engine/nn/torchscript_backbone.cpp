@@ -23,18 +23,30 @@ std::string batch_shape_text(const torch::Tensor& t) {
 }  // namespace
 
 TorchScriptBackbone::TorchScriptBackbone(torch::jit::Module module, std::string path,
-                                         std::string sha256, int64_t feature_dim)
+                                         std::string sha256, int64_t feature_dim, int64_t row_dims)
     : module_(std::move(module)),
       path_(std::move(path)),
       sha256_(std::move(sha256)),
-      feature_dim_(feature_dim) {}
+      feature_dim_(feature_dim),
+      row_dims_(row_dims) {}
 
 torch::Tensor TorchScriptBackbone::features(const torch::Tensor& x) {
+    torch::Tensor f;
     try {
-        return torchscript_forward(module_, x);
+        f = torchscript_forward(module_, x);
     } catch (const std::runtime_error& e) {
         throw std::runtime_error(path_ + ": " + e.what());
     }
+    // Dimensions past the rows' (c × h × w feature maps, a sequence's positions) are flattened;
+    // float64 (or half) features become float32, the last layer's type.
+    if (f.dim() > row_dims_ + 1) f = f.flatten(row_dims_);
+    return f.scalar_type() == torch::kFloat32 ? f : f.to(torch::kFloat32);
+}
+
+std::string TorchScriptBackbone::features_expression(const std::string& value) const {
+    // The probe saw the features' rank: row_dims_ + 1 after flattening, more before it.
+    return "torch.flatten(" + value + selector_ + ", " + std::to_string(row_dims_) +
+           ").float()";
 }
 
 std::vector<torch::Tensor> TorchScriptBackbone::parameters() {
@@ -43,10 +55,14 @@ std::vector<torch::Tensor> TorchScriptBackbone::parameters() {
     return out;
 }
 
+std::vector<std::pair<std::string, torch::Tensor>> TorchScriptBackbone::named_parameters() {
+    return torchscript_parameters(module_);
+}
+
 std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpec& spec,
                                                                const Dataset& data) {
     const std::string key = "backbone.script";
-    auto loaded = load_torchscript(spec.script, key);
+    auto loaded = load_torchscript(spec.script, key, spec.script_sha256);
     if (!spec.script_sha256.empty() && spec.script_sha256 != loaded.sha256)
         throw SpecError(
             "backbone.script_sha256",
@@ -58,11 +74,12 @@ std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpe
     const auto x = data.x_train.narrow(0, 0, rows).cpu();
     const auto y = data.y_train.narrow(0, 0, rows).cpu();
     torch::Tensor f;
+    std::string selector;  // how forward's value gives the features (torchscript_forward)
     {
         torch::NoGradGuard no_grad;
         loaded.module.eval();  // a probe must not move BatchNorm statistics
         try {
-            f = torchscript_forward(loaded.module, x);
+            f = torchscript_forward(loaded.module, x, "features", &selector);
         } catch (const std::runtime_error& e) {
             throw SpecError(key, spec.script + ": on a batch of the task's inputs (" +
                                      batch_shape_text(x) + "): " + e.what());
@@ -70,7 +87,9 @@ std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpe
         loaded.module.train();
     }
     // Features line up with the targets row by row: n × d against n × k (n × s × d against
-    // n × s × k for operator learning).
+    // n × s × k for operator learning); further dimensions are flattened into d.
+    const int64_t row_dims = y.dim() - 1;
+    if (f.dim() > row_dims + 1) f = f.flatten(row_dims);
     bool fits = f.dim() == y.dim() && f.dim() >= 2 && f.size(-1) > 0;
     for (int64_t i = 0; fits && i + 1 < y.dim(); ++i) fits = f.size(i) == y.size(i);
     if (!fits) {
@@ -82,15 +101,18 @@ std::shared_ptr<TorchScriptBackbone> load_torchscript_backbone(const BackboneSpe
                                  " features; the targets are " + batch_shape_text(y) +
                                  ", so the features must be " + wanted.str());
     }
-    if (f.scalar_type() != torch::kFloat32)
+    if (!f.is_floating_point())
         throw SpecError(key, spec.script + ": forward returned " +
                                  std::string(c10::toString(f.scalar_type())) +
-                                 " features; float32 is needed");
+                                 " features; floating-point features are needed");
+    f = f.to(torch::kFloat32);  // as features() converts them
     if (!torch::isfinite(f).all().item<bool>())
         throw SpecError(key, spec.script + ": forward returned non-finite features on the first " +
                                  std::to_string(rows) + " training rows");
-    return std::make_shared<TorchScriptBackbone>(loaded.module, spec.script, loaded.sha256,
-                                                 f.size(-1));
+    auto out = std::make_shared<TorchScriptBackbone>(loaded.module, spec.script, loaded.sha256,
+                                                     f.size(-1), row_dims);
+    out->set_output_selector(selector);
+    return out;
 }
 
 }  // namespace liftlab

@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/activity.h"
 #include "core/bounded_input.h"
 #include "core/error_text.h"
 #include "core/errors.h"
@@ -770,23 +771,51 @@ std::pair<torch::jit::Module, std::string> owner_of(const torch::jit::Module& mo
 
 }  // namespace
 
-LoadedTorchScript load_torchscript(const std::string& path, const std::string& key) {
+namespace {
+
+// The reader's own checks, before any LibTorch code sees the bytes: a regular file of at most
+// kMaxTorchScriptBytes (its SHA-256 the expected one, when given) holding a zip archive whose
+// directory, sizes and entries are consistent. Returns the bytes and their zip entries.
+std::string read_checked_archive(const std::string& path, const std::string& key,
+                                 const std::string& expected_sha256, std::string& sha256,
+                                 std::vector<ZipEntry>& entries) {
     std::string bytes;
     try {
         bytes = read_regular_file(path, kMaxTorchScriptBytes);
     } catch (const DataError& e) {
         throw SpecError(key, e.what());
     }
-    LoadedTorchScript out;
-    out.sha256 = hex_sha256(bytes);
+    sha256 = hex_sha256(bytes);
+    if (!expected_sha256.empty() && expected_sha256 != sha256)
+        throw SpecError(key + "_sha256", path + " has SHA-256 " + sha256 + ", the spec records " +
+                                             expected_sha256 + " (the file changed; remove " + key +
+                                             "_sha256 to use it as it is)");
     bool damaged = false;
-    const auto entries = zip_entries(bytes, damaged);
+    entries = zip_entries(bytes, damaged);
     if (damaged)
         throw SpecError(key, path +
                                  ": not a TorchScript archive: its zip directory is damaged (its "
                                  "entry count, offsets or signatures do not match)");
     check_declared_sizes(entries, bytes, path, key);
     check_entries(entries, bytes, path, key);
+    return bytes;
+}
+
+}  // namespace
+
+void check_torchscript_archive(const std::string& path, const std::string& key,
+                               const std::string& expected_sha256) {
+    std::string sha256;
+    std::vector<ZipEntry> entries;
+    read_checked_archive(path, key, expected_sha256, sha256, entries);
+}
+
+LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
+                                   const std::string& expected_sha256) {
+    const Activity loading(std::string(kTorchScriptLoadActivity) + " " + path);
+    LoadedTorchScript out;
+    std::vector<ZipEntry> entries;
+    std::string bytes = read_checked_archive(path, key, expected_sha256, out.sha256, entries);
     hide_debug_pickles(bytes, entries);
     std::istringstream stream(bytes);
     try {
@@ -826,9 +855,12 @@ LoadedTorchScript load_torchscript(const std::string& path, const std::string& k
     return out;
 }
 
-torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x) {
+torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x,
+                                  const std::string& dict_key, std::string* selector) {
+    if (selector) selector->clear();
     // Op by op: no fused kernels, no autodiff subgraphs, the autograd of the same eager ops.
     torch::jit::GraphOptimizerEnabledGuard plain(false);
+    const Activity running(kTorchScriptForwardActivity);
     c10::IValue out;
     try {
         out = module.forward({x});
@@ -837,9 +869,42 @@ torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tenso
         throw std::runtime_error("forward failed: " + first_line(e) +
                                  (advice.empty() ? "" : " (" + advice + ")"));
     }
-    if (!out.isTensor())
-        throw std::runtime_error("forward returned " + out.tagKind() + ", not a tensor");
-    return out.toTensor();
+    if (out.isTensor()) return out.toTensor();
+    if (out.isTuple() || out.isList()) {
+        const auto elements =
+            out.isTuple() ? out.toTupleRef().elements().vec() : out.toListRef().vec();
+        const std::string what = out.isTuple() ? "a tuple" : "a list";
+        if (elements.empty())
+            throw std::runtime_error("forward returned an empty " + what.substr(2) +
+                                     "; it must return a tensor");
+        if (!elements.front().isTensor())
+            throw std::runtime_error("forward returned " + what + " whose first element is " +
+                                     elements.front().tagKind() +
+                                     "; of a tuple or list LiftLab takes the first element, "
+                                     "which must be a tensor");
+        if (selector) *selector = "[0]";
+        return elements.front().toTensor();
+    }
+    if (out.isGenericDict()) {
+        std::string keys;
+        for (const auto& entry : out.toGenericDict()) {
+            const auto& k = entry.key();
+            const std::string name = k.isString() ? k.toStringRef() : "<" + k.tagKind() + ">";
+            if (k.isString() && name == dict_key) {
+                if (!entry.value().isTensor())
+                    throw std::runtime_error("forward returned a dict whose '" + dict_key +
+                                             "' entry is " + entry.value().tagKind() +
+                                             ", not a tensor");
+                if (selector) *selector = "[\"" + dict_key + "\"]";
+                return entry.value().toTensor();
+            }
+            if (keys.size() < 200) keys += (keys.empty() ? "" : ", ") + name;
+        }
+        throw std::runtime_error("forward returned a dict without the entry '" + dict_key +
+                                 "' (its keys: " + keys + "); of a dict LiftLab takes the '" +
+                                 dict_key + "' entry: put the tensor there, or return it alone");
+    }
+    throw std::runtime_error("forward returned " + out.tagKind() + ", not a tensor");
 }
 
 std::vector<std::pair<std::string, torch::Tensor>> torchscript_parameters(

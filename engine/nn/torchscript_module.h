@@ -11,6 +11,11 @@
 
 namespace liftlab {
 
+// What load_torchscript and torchscript_forward are doing (core/activity.h): the model probe's
+// child reports them as its phase (nn/model_probe.h), Ctrl-C names them.
+constexpr const char* kTorchScriptLoadActivity = "loading the TorchScript file";
+constexpr const char* kTorchScriptForwardActivity = "the forward pass of a TorchScript model";
+
 // At most this large: a TorchScript archive of a model this lab trains on 2 cores.
 constexpr std::uint64_t kMaxTorchScriptBytes = std::uint64_t{1} << 30;
 
@@ -21,12 +26,28 @@ struct LoadedTorchScript {
 
 // Loads `path`, converted to float32. Throws SpecError(key, "<path>: what is wrong") when the file
 // is missing or not regular, is not a TorchScript archive, has no forward method or no parameter.
-LoadedTorchScript load_torchscript(const std::string& path, const std::string& key);
+// With `expected_sha256`, bytes with another SHA-256 are refused (SpecError on key + "_sha256")
+// before LibTorch reads them: a file checked in the model probe's child (nn/model_probe.h) and
+// replaced since is never loaded in-process.
+LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
+                                   const std::string& expected_sha256 = "");
+
+// load_torchscript's own checks alone, without LibTorch (no module is made): what a file fails
+// here it fails in load_torchscript with the same SpecError. The model probe runs them in the
+// calling process before it starts a child (nn/model_probe.h).
+void check_torchscript_archive(const std::string& path, const std::string& key,
+                               const std::string& expected_sha256 = "");
 
 // forward(x) of `module`, run op by op (the graph executor's fusions and autodiff subgraphs off,
-// so the numbers are those of the same operations in eager code). Throws std::runtime_error when
-// forward throws or returns something that is not a tensor.
-torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x);
+// so the numbers are those of the same operations in eager code). What forward returns: a
+// tensor; of a tuple or list, its first element (the "(output, extras)" convention of
+// nn.LSTM, nn.MultiheadAttention and many users' models); of a dict, the entry `dict_key`
+// ("features" for a backbone, "energy" for an ICNN). Throws std::runtime_error when forward
+// throws or returns anything else. `selector`, when given, receives the TorchScript expression
+// that picks the tensor from forward's value ("", "[0]" or "[\"features\"]").
+torch::Tensor torchscript_forward(torch::jit::Module& module, const torch::Tensor& x,
+                                  const std::string& dict_key = "features",
+                                  std::string* selector = nullptr);
 
 // Every parameter, with its dotted name, in the module's registration order (recursively).
 std::vector<std::pair<std::string, torch::Tensor>> torchscript_parameters(

@@ -220,6 +220,42 @@ TaskSpec parse_task(const nlohmann::json& j) {
     return t;
 }
 
+// backbone.freeze: true / false, a list of parameter names, or a regular expression.
+void parse_freeze(const nlohmann::json& v, const std::string& key, BackboneSpec& b) {
+    if (v.is_boolean()) {
+        b.freeze_all = v.get<bool>();
+    } else if (v.is_array()) {
+        b.freeze_names = ObjectReader::convert<std::vector<std::string>>(v, key);
+        std::set<std::string> seen;
+        for (size_t i = 0; i < b.freeze_names.size(); ++i)
+            require(seen.insert(b.freeze_names[i]).second, key + "[" + std::to_string(i) + "]",
+                    "'" + b.freeze_names[i] + "' is listed twice");
+    } else if (v.is_string()) {
+        b.freeze_regex = v.get<std::string>();
+        require(!b.freeze_regex.empty(), key,
+                "an empty regular expression freezes nothing (use false, true, a list of "
+                "parameter names or a regular expression)");
+        try {
+            std::regex check(b.freeze_regex);
+        } catch (const std::regex_error& e) {
+            throw SpecError(
+                key, "'" + b.freeze_regex + "' is not a valid regular expression: " + e.what());
+        }
+    } else {
+        throw SpecError(key,
+                        "expected true, false, a list of parameter names or a regular expression "
+                        "(matched against whole dotted names), got " +
+                            describe(v));
+    }
+}
+
+nlohmann::json freeze_json(const BackboneSpec& b) {
+    if (b.freeze_all) return true;
+    if (!b.freeze_names.empty()) return b.freeze_names;
+    if (!b.freeze_regex.empty()) return b.freeze_regex;
+    return false;
+}
+
 BackboneSpec parse_backbone(const nlohmann::json& j) {
     BackboneSpec b;
     ObjectReader r(j, "backbone");
@@ -235,6 +271,7 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     r.read("script", b.script);
     r.read("init", b.init);
     r.read("script_sha256", b.script_sha256);
+    if (r.has("freeze")) parse_freeze(r.raw("freeze"), r.key("freeze"), b);
     r.finish();
     require(b.kind != "torchscript" || !b.script.empty(), r.key("script"),
             "is required for backbone.kind torchscript: the path of a TorchScript file "
@@ -508,6 +545,11 @@ void check_run_settings(const ExperimentSpec& s) {
     require(s.divergence_factor > 1, "divergence_factor", "must be greater than 1");
     require(s.save_state_seconds >= 0 && std::isfinite(s.save_state_seconds), "save_state_seconds",
             "must be a non-negative number of seconds");
+    require(s.probe_timeout_seconds > 0 && s.probe_timeout_seconds <= 86400,
+            "probe_timeout_seconds", "must be a number of seconds in (0, 86400]");
+    // Below 1 GiB of address space a LibTorch process cannot even start its threads.
+    require(s.probe_memory_gib == 0 || (s.probe_memory_gib >= 1 && s.probe_memory_gib <= 65536),
+            "probe_memory_gib", "must be 0 (half the machine's memory) or between 1 and 65536 GiB");
 }
 
 // The built-in ICNN's own settings (icnn.architecture liftlab): refused where nothing reads them.
@@ -610,6 +652,17 @@ void check_task_fit(const ExperimentSpec& s) {
                     : "task.kind " + kind.name + " needs the " + want_backbone + " backbone");
     if (s.backbone.kind == "cnn")
         require(kind.classification, "backbone.kind", "cnn needs an image classification task");
+    if (freezes_backbone(s.backbone)) {
+        bool trains_backbone = false;
+        for (const auto& m : s.methods) {
+            const auto family = method_info(m.name).family;
+            trains_backbone = trains_backbone || family == MethodFamily::Gradient ||
+                              family == MethodFamily::ClosedForm;
+        }
+        require(trains_backbone, "backbone.freeze",
+                "no method of this spec has a backbone to freeze (task.kind " + kind.name +
+                    "; the backbone + last-layer methods have one)");
+    }
 }
 
 RunEvent parse_run_event(const nlohmann::json& j, const std::string& path) {
@@ -748,6 +801,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("steps", s.steps);
     r.read("seeds", s.seeds);
     r.read("log_every", s.log_every);
+    r.read("log_initial", s.log_initial);
     r.read("threads", s.threads);
     r.read("device", s.device);
     r.read("step_order", s.step_order);
@@ -755,10 +809,12 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("export_models", s.export_models);
     r.read("save_state", s.save_state);
     r.read("save_state_seconds", s.save_state_seconds);
+    r.read("probe_timeout_seconds", s.probe_timeout_seconds);
+    r.read("probe_memory_gib", s.probe_memory_gib);
     // A run folder's spec.json records these beside the spec; they do not change the run, so
     // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
-                                 "merged_from", "device_used"})
+                                 "merged_from", "device_used", "backbone_freeze"})
         if (r.has(recorded)) r.raw(recorded);
     // A spec of a later LiftLab may mean something this build does not know.
     if (r.has("schema_version")) {
@@ -891,7 +947,8 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"channels", s.backbone.channels},
               {"script", s.backbone.script},
               {"init", s.backbone.init},
-              {"script_sha256", s.backbone.script_sha256}}},
+              {"script_sha256", s.backbone.script_sha256},
+              {"freeze", freeze_json(s.backbone)}}},
             {"optimizer",
              {{"kind", s.optimizer.kind},
               {"lr", s.optimizer.lr},
@@ -904,6 +961,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"steps", s.steps},
             {"seeds", s.seeds},
             {"log_every", s.log_every},
+            {"log_initial", s.log_initial},
             {"threads", s.threads},
             {"device", s.device},
             {"step_order", s.step_order},
@@ -915,6 +973,8 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"events", events},
             {"parent", s.parent},
             {"fork_step", s.fork_step},
+            {"probe_timeout_seconds", s.probe_timeout_seconds},
+            {"probe_memory_gib", s.probe_memory_gib},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
             {"diagnostics",
              {{"spectrum_every", s.diagnostics.spectrum_every},
@@ -926,6 +986,10 @@ nlohmann::json to_json(const ExperimentSpec& s) {
               {"jacobian_batches", s.diagnostics.jacobian_batches},
               {"permutations", s.diagnostics.permutations},
               {"checkpoint_every", s.diagnostics.checkpoint_every}}}};
+}
+
+bool freezes_backbone(const BackboneSpec& b) {
+    return b.freeze_all || !b.freeze_names.empty() || !b.freeze_regex.empty();
 }
 
 bool is_icnn_task(const std::string& kind) {

@@ -91,6 +91,14 @@ struct BackboneSpec {
     std::string script;
     std::string init = "file";
     std::string script_sha256;
+    // Parameters kept fixed (nn/backbone_freeze.h), for every backbone kind: the spec key
+    // backbone.freeze is false (none but those a TorchScript file itself marks
+    // requires_grad=False), true (every one: a linear probe on fixed features), a list of dotted
+    // parameter names, or a regular expression matched against whole names. At most one of
+    // freeze_all, freeze_names and freeze_regex is set.
+    bool freeze_all = false;
+    std::vector<std::string> freeze_names;
+    std::string freeze_regex;
 };
 
 // The input-convex network of the ICNN family and its loss (docs/methods.md §3, §5).
@@ -230,6 +238,10 @@ struct ExperimentSpec {
     int steps = 2000;
     std::vector<std::uint64_t> seeds = {0};
     int log_every = 20;
+    // Also log the test metrics of the untrained models at step 0, so that every curve starts
+    // at its beginning (the window sets it; a method that cannot be evaluated before its first
+    // step has no step-0 point).
+    bool log_initial = false;
     int threads = 2;  // LibTorch intra-op threads; results are deterministic for a fixed count
     // Compute device (core/device.h): cpu, cuda or auto (cuda when available). The ICNN family
     // runs on cpu only.
@@ -258,6 +270,11 @@ struct ExperimentSpec {
     // (step fork_step + 1 is its first); "" for a run from scratch.
     std::string parent;
     int fork_step = 0;
+    // A user's TorchScript file (backbone.script, icnn.script) is loaded, checked and run on its
+    // probe batch in a child process (nn/model_probe.h) that is stopped after this many seconds
+    // and may use at most probe_memory_gib GiB of address space (0: half the machine's memory).
+    double probe_timeout_seconds = 60.0;
+    double probe_memory_gib = 0.0;
     SweepSpec sweep;
     DiagnosticsSpec diagnostics;
 };
@@ -266,6 +283,8 @@ struct ExperimentSpec {
 // one element with an empty suffix.
 std::vector<std::pair<std::string, ExperimentSpec>> expand_sweep(const ExperimentSpec& spec);
 
+// Whether backbone.freeze names any parameter (true, a list or a regular expression).
+bool freezes_backbone(const BackboneSpec& backbone);
 // True for the ICNN family's task kinds (icnn-ebm-1d, icnn-ebm-nd, cpflow-toy, cpflow-tabular).
 bool is_icnn_task(const std::string& kind);
 bool is_positivity_method(const std::string& name);

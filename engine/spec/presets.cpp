@@ -1,12 +1,37 @@
 #include "spec/presets.h"
 
+#include <cstdlib>
 #include <filesystem>
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
+#include "liftlab_config.h"
 #include "spec/embedded_presets.h"
 
 namespace liftlab {
+
+std::string resource_dir() {
+    if (const char* env = std::getenv("LIFTLAB_RESOURCE_DIR"); env && *env) return env;
+    return LIFTLAB_RESOURCE_DIR;
+}
+
+namespace {
+
+// A built-in preset names its model file relative to resources/ ("models/x.pt"); the spec then
+// holds the absolute path, wherever the program runs from.
+void resolve_resource_paths(nlohmann::json& spec) {
+    for (const char* section : {"backbone", "icnn"}) {
+        if (!spec.contains(section) || !spec[section].is_object()) continue;
+        auto& s = spec[section];
+        if (!s.contains("script") || !s["script"].is_string()) continue;
+        const std::string path = s["script"].get<std::string>();
+        if (!path.empty() && !std::filesystem::path(path).is_absolute())
+            s["script"] =
+                (std::filesystem::path(resource_dir()) / path).lexically_normal().string();
+    }
+}
+
+}  // namespace
 
 const std::vector<Preset>& builtin_presets() {
     static const std::vector<Preset> presets = [] {
@@ -18,6 +43,7 @@ const std::vector<Preset>& builtin_presets() {
             } catch (const nlohmann::json::parse_error& e) {
                 throw DataError("resources/presets/" + file, 0, e.what());
             }
+            resolve_resource_paths(p.spec);
             p.name = p.spec.value("name", file);
             p.description = p.spec.value("description", "");
             out.push_back(std::move(p));

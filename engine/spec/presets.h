@@ -12,7 +12,12 @@ struct Preset {
     nlohmann::json spec;
 };
 
+// A preset's backbone.script / icnn.script relative to resources/ (e.g. "models/x.pt") is
+// resolved against resource_dir() when the presets are read.
 const std::vector<Preset>& builtin_presets();
+
+// resources/ of the source tree this build came from, or $LIFTLAB_RESOURCE_DIR when set.
+std::string resource_dir();
 
 // `name_or_path` is a path to a spec JSON file when such a file exists (or it ends in .json),
 // else the name of a built-in preset. Throws SpecError (unknown preset) or DataError (bad file).

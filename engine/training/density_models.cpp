@@ -10,6 +10,7 @@
 #include <tuple>
 #include <utility>
 
+#include "core/activity.h"
 #include "data/dataset.h"
 #include "ebm/flow_proposal.h"
 #include "ebm/importance.h"
@@ -123,6 +124,7 @@ template <typename F>
 double chunked_mean(const torch::Tensor& x, F f) {
     double sum = 0;
     for (int64_t i = 0; i < x.size(0); i += kDensityEvalChunk) {
+        throw_if_stopped();
         const auto chunk = x.narrow(0, i, std::min(kDensityEvalChunk, x.size(0) - i));
         sum += f(chunk).to(torch::kFloat64).sum().template item<double>();
     }
@@ -348,7 +350,8 @@ public:
             draw_eval_samples();  // the proposal moved since the last one
         }
         std::vector<torch::Tensor> e_parts;
-        for (int64_t i = 0; i < eval_samples_.size(0); i += kDensityEvalChunk)
+        for (int64_t i = 0; i < eval_samples_.size(0); i += kDensityEvalChunk) {
+            throw_if_stopped();
             e_parts.push_back(
                 icnn_
                     ->energy_with_weights(
@@ -356,6 +359,7 @@ public:
                             0, i, std::min(kDensityEvalChunk, eval_samples_.size(0) - i)),
                         constrained)
                     .to(torch::kFloat64));
+        }
         const auto e_q = torch::cat(e_parts);
         const double lz = importance_log_partition(e_q, eval_log_q_).item<double>();
         const auto e_x = icnn_->energy_with_weights(x, constrained).to(torch::kFloat64);

@@ -6,6 +6,7 @@
 #include <random>
 #include <stdexcept>
 
+#include "core/activity.h"
 #include "core/stopwatch.h"
 #include "diagnostics/cross_covariance.h"
 #include "ebm/log_concave_targets.h"
@@ -145,7 +146,8 @@ IcnnTrainer::IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, c
     const int n_trace = std::min<int64_t>(spec.diagnostics.trace_coordinates, coords);
     if (n_trace > 0) {
         std::mt19937_64 rng(kTraceSeed);
-        const int64_t n_out = icnn_->constrained_shapes().back().back();
+        int64_t n_out = 1;  // the elements of the last constrained tensor (a scalar has one)
+        for (const int64_t size : icnn_->constrained_shapes().back()) n_out *= size;
         const int64_t out_start = coords - n_out;
         std::vector<int64_t> out_pool, hidden_pool;
         for (int64_t i = out_start; i < coords; ++i) out_pool.push_back(i);
@@ -347,6 +349,7 @@ std::map<std::string, double> IcnnTrainer::final_diagnostics() {
     };
     std::vector<torch::Tensor> iterates, grads_slack, grads_theta;
     for (int b = 0; b < B; ++b) {
+        throw_if_stopped();
         const auto xb = probe_batch(probe);
         if (strategy.reads_independent_batch())
             strategy.set_independent_batch(probe_batch(probe_independent));

@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/activity.h"
 #include "core/stopwatch.h"
 #include "distributed/communicator.h"
 #include "distributed/statistics_all_reduce.h"
@@ -15,6 +16,8 @@ namespace liftlab {
 namespace {
 
 constexpr int64_t kEvalChunk = 1024;  // samples per chunk when a whole split goes through a model
+// A linear probe keeps its fixed features of both splits when they take at most this much.
+constexpr double kMaxFixedFeatureBytes = 1024.0 * 1024.0 * 1024.0;
 
 // Rank r of N takes the contiguous rows [⌊rn/N⌋, ⌊(r+1)n/N⌋) of n: every row exactly once.
 std::pair<int64_t, int64_t> rank_share(int64_t n, const Communicator& comm) {
@@ -37,18 +40,21 @@ void unpack_flat(const torch::Tensor& buffer, const std::vector<torch::Tensor>& 
 }
 
 // Evaluation mode for the guard's lifetime (a user's TorchScript backbone may have dropout or
-// batch norm), training mode again after.
+// batch norm), then back to `training` (false for a fully frozen backbone, which never leaves
+// evaluation mode).
 class EvaluationMode {
 public:
-    explicit EvaluationMode(FeatureBackbone& backbone) : backbone_(backbone) {
+    EvaluationMode(FeatureBackbone& backbone, bool training)
+        : backbone_(backbone), training_(training) {
         backbone_.set_training(false);
     }
-    ~EvaluationMode() { backbone_.set_training(true); }
+    ~EvaluationMode() { backbone_.set_training(training_); }
     EvaluationMode(const EvaluationMode&) = delete;
     EvaluationMode& operator=(const EvaluationMode&) = delete;
 
 private:
     FeatureBackbone& backbone_;
+    bool training_;
 };
 
 }  // namespace
@@ -71,7 +77,12 @@ MethodTrainer::MethodTrainer(const ExperimentSpec& spec, const MethodSpec& metho
     head_ = make_head(method, backbone_->feature_dim(), data.output_dim());
     backbone_->to(device_);
     head_->to(device_);
-    auto params = backbone_->parameters();
+    // Frozen parameters (backbone.freeze, or the file's requires_grad=False) are not the
+    // optimizer's. With none left the backbone is a fixed feature map, in evaluation mode
+    // throughout (batch norm on its running statistics, dropout off): a linear probe.
+    linear_probe_ = backbone_->fully_frozen();
+    if (linear_probe_) backbone_->set_training(false);
+    auto params = backbone_->trainable_parameters();
     for (auto& p : head_->parameters()) params.push_back(p);
     const std::string& own = method_info(method.name).optimizer;
     if (!own.empty()) {
@@ -115,7 +126,7 @@ double MethodTrainer::all_reduce_gradients(double loss) {
             if (!p.grad().defined()) p.mutable_grad() = torch::zeros_like(p);
             grads.push_back(p.grad());
         }
-    const auto dtype = grads.empty() ? torch::kFloat32 : grads.front().scalar_type();
+    const auto dtype = grads.empty() ? torch::kFloat64 : grads.front().scalar_type();
     grads.push_back(torch::full({1}, loss, torch::TensorOptions().dtype(dtype)));
     auto buffer = pack_flat(grads);
     comm_->all_reduce_sum(buffer, "gradients");
@@ -146,8 +157,9 @@ void MethodTrainer::refresh_full_data() {
     const auto [begin, end] = comm_ ? rank_share(data_.n_train(), *comm_)
                                     : std::pair<int64_t, int64_t>{0, data_.n_train()};
     for (int64_t start = begin; start < end; start += kEvalChunk) {
+        throw_if_stopped();
         const int64_t len = std::min(kEvalChunk, end - start);
-        const auto f = flatten_rows(backbone_->features(data_.x_train.narrow(0, start, len)));
+        const auto f = flatten_rows(chunk_features(data_.x_train, start, len));
         stats.add(with_bias_column(f), flatten_rows(data_.y_train.narrow(0, start, len)));
     }
     if (comm_) {
@@ -183,6 +195,75 @@ double MethodTrainer::backward_and_step(const torch::Tensor& loss, double share)
     return value;
 }
 
+std::shared_ptr<const FixedFeatures> MethodTrainer::compute_fixed_features(
+    const std::atomic<bool>* stop) {
+    if (!linear_probe_) return nullptr;
+    // Feature rows per sample: 1, or the grid's s points (the targets are n × s × k).
+    const double rows_per_sample =
+        static_cast<double>(data_.y_train[0].numel()) / static_cast<double>(data_.output_dim());
+    const double bytes = static_cast<double>(data_.n_train() + data_.n_test()) * rows_per_sample *
+                         static_cast<double>(backbone_->feature_dim()) * 4.0;
+    if (bytes > kMaxFixedFeatureBytes) return nullptr;
+    torch::NoGradGuard no_grad;
+    auto split = [&](const torch::Tensor& x) {
+        std::vector<torch::Tensor> parts;
+        for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+            if (stop && stop->load()) return torch::Tensor();
+            parts.push_back(
+                backbone_->features(x.narrow(0, start, std::min(kEvalChunk, x.size(0) - start))));
+        }
+        return torch::cat(parts, 0);
+    };
+    auto out = std::make_shared<FixedFeatures>();
+    out->train = split(data_.x_train);
+    if (!out->train.defined()) return nullptr;
+    out->test = split(data_.x_test);
+    if (!out->test.defined()) return nullptr;
+    return out;
+}
+
+torch::Tensor MethodTrainer::chunk_features(const torch::Tensor& x, int64_t start, int64_t len) {
+    if (fixed_ && x.is_same(data_.x_train)) return fixed_->train.narrow(0, start, len);
+    if (fixed_ && x.is_same(data_.x_test)) return fixed_->test.narrow(0, start, len);
+    return backbone_->features(x.narrow(0, start, len));
+}
+
+double MethodTrainer::probe_step(const torch::Tensor& idx, const torch::Tensor& xb,
+                                 const torch::Tensor& yb, const torch::Tensor& lb, double share) {
+    // Fixed features: the unit's shared ones, or one forward pass without a graph; nothing flows
+    // back into the backbone.
+    torch::Tensor features;
+    {
+        torch::NoGradGuard no_grad;
+        features = fixed_ ? fixed_->train.index_select(0, idx) : backbone_->features(xb);
+    }
+    if (!head_->closed_form()) {
+        // sgd, adam, ce: the head alone, by the method's optimizer.
+        optimizer_->zero_grad();
+        return backward_and_step(loss_of(features, yb, lb), share);
+    }
+    torch::NoGradGuard no_grad;
+    auto batch_loss = [&] {
+        const double value = loss_of(features, yb, lb).item<double>();
+        // Data-parallel: the global batch's mean loss (no gradients to reduce beside it).
+        return comm_ ? all_reduce_gradients(value * share) : value;
+    };
+    if (head_->wants_full_data(1)) {
+        // cf-full: W* of fixed features does not move, so the first step's one solve is the
+        // ridge optimum for good (refresh_every has nothing to refresh; a resumed run keeps W).
+        if (steps_ == 1) refresh_full_data();
+        return batch_loss();
+    }
+    if (backbone_first_) {
+        // The same bookkeeping as with a trained backbone: the batch loss at W_{t−1}, then W_t.
+        const double loss = batch_loss();
+        observe(features, yb);
+        return loss;
+    }
+    observe(features, yb);
+    return batch_loss();
+}
+
 double MethodTrainer::step() {
     const auto t0 = Clock::now();
     ++steps_;
@@ -201,7 +282,9 @@ double MethodTrainer::step() {
     const auto lb =
         data_.classification() ? data_.labels_train.index_select(0, idx) : torch::Tensor();
     double loss;
-    if (!head_->closed_form()) {
+    if (linear_probe_) {
+        loss = probe_step(idx, xb, yb, lb, share);
+    } else if (!head_->closed_form()) {
         loss = theta_step(xb, yb, lb, share);
     } else if (head_->wants_full_data(steps_)) {
         // cf-full: W*(θ) before the θ step, so the envelope gradient is exact (deterministic CF).
@@ -226,9 +309,10 @@ double MethodTrainer::step() {
 
 torch::Tensor MethodTrainer::flat_features(const torch::Tensor& x) {
     torch::NoGradGuard no_grad;
-    EvaluationMode eval(*backbone_);
+    EvaluationMode eval(*backbone_, !linear_probe_);
     std::vector<torch::Tensor> parts;
     for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+        throw_if_stopped();
         const int64_t len = std::min(kEvalChunk, x.size(0) - start);
         parts.push_back(flatten_rows(backbone_->features(x.narrow(0, start, len))));
     }
@@ -239,14 +323,15 @@ std::map<std::string, double> MethodTrainer::evaluate(const torch::Tensor& x,
                                                       const torch::Tensor& y,
                                                       const torch::Tensor& labels) {
     torch::NoGradGuard no_grad;
-    EvaluationMode eval(*backbone_);
+    EvaluationMode eval(*backbone_, !linear_probe_);
     double sq_sum = 0, ce_sum = 0, rel_sum = 0;
     int64_t correct = 0;
     for (int64_t start = 0; start < x.size(0); start += kEvalChunk) {
+        throw_if_stopped();
         const int64_t len = std::min(kEvalChunk, x.size(0) - start);
         const auto yc = y.narrow(0, start, len);
-        const auto pred = head_->predict(flatten_rows(backbone_->features(x.narrow(0, start, len))))
-                              .reshape(yc.sizes());
+        const auto pred =
+            head_->predict(flatten_rows(chunk_features(x, start, len))).reshape(yc.sizes());
         sq_sum += (pred - yc).pow(2).sum().item<double>();
         if (data_.classification()) {
             const auto lc = labels.narrow(0, start, len);

@@ -2,6 +2,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +15,13 @@
 #include "training/trainer.h"
 
 namespace liftlab {
+
+// A linear probe's fixed features of the whole training and test splits, as the backbone gives
+// them (n × d, or n × s × d): computed once per unit and shared by its methods, whose backbones
+// are the same file or the same seeded initialisation.
+struct FixedFeatures {
+    torch::Tensor train, test;
+};
 
 class MethodTrainer : public Trainer,
                       public FeatureProbe,
@@ -63,6 +71,13 @@ public:
     std::vector<NamedFeatures> probe_features(const torch::Tensor& x) override {
         return {{"", flat_features(x)}};
     }
+    bool fixed_features() const override { return linear_probe_; }
+    bool linear_probe() const { return linear_probe_; }
+    // Linear probe: the fixed features of both splits, or null when they would take more than
+    // kMaxFixedFeatureBytes (each step then runs the backbone on its batch) or `stop` was set.
+    std::shared_ptr<const FixedFeatures> compute_fixed_features(const std::atomic<bool>* stop);
+    // Steps, evaluations and cf-full's solve read these instead of running the backbone.
+    void use_fixed_features(std::shared_ptr<const FixedFeatures> f) { fixed_ = std::move(f); }
     FeatureBackbone& backbone() { return *backbone_; }
 
 private:
@@ -74,6 +89,12 @@ private:
     double theta_step(const torch::Tensor& xb, const torch::Tensor& yb, const torch::Tensor& lb,
                       double share);
     double backward_and_step(const torch::Tensor& loss, double share);
+    // A step on a fully frozen backbone (linear_probe_): the head alone, on fixed features.
+    double probe_step(const torch::Tensor& idx, const torch::Tensor& xb, const torch::Tensor& yb,
+                      const torch::Tensor& lb, double share);
+    // Backbone features of rows [start, start + len) of `x`: from fixed_ when x is a split it
+    // holds, else by a forward pass.
+    torch::Tensor chunk_features(const torch::Tensor& x, int64_t start, int64_t len);
     void observe(const torch::Tensor& features, const torch::Tensor& yb);
     void refresh_full_data();
     // Sums the gradients (of losses already weighted by this rank's share) and `loss` over ranks.
@@ -83,6 +104,11 @@ private:
     torch::Device device_;  // the data's: every model and tensor of this trainer lives there
     bool cross_entropy_;
     bool backbone_first_;
+    // Every backbone parameter frozen: a linear probe on fixed features. The closed forms solve
+    // on them without a θ step (cf-full once), the gradient methods train their head alone, and
+    // the backbone stays in evaluation mode.
+    bool linear_probe_ = false;
+    std::shared_ptr<const FixedFeatures> fixed_;  // null: run the backbone
     std::shared_ptr<FeatureBackbone> backbone_;
     std::unique_ptr<LastLayer> head_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;

@@ -3,14 +3,19 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <thread>
 
+#include <unistd.h>
+
+#include "core/activity.h"
 #include "core/c_numbers.h"
 #include "core/compute_threads.h"
 #include "core/device.h"
@@ -22,7 +27,11 @@
 #include "distributed/data_parallel_checks.h"
 #include "export/model_export.h"
 #include "icnn/script_icnn.h"
+#include "lastlayer/last_layer.h"
 #include "methods/method_registry.h"
+#include "nn/backbone_freeze.h"
+#include "nn/feature_backbone.h"
+#include "nn/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
@@ -61,6 +70,13 @@ std::vector<std::string> final_metric_warnings(const std::map<std::string, doubl
 
 namespace {
 
+// This machine's memory (bytes; 8 GB when the system does not say).
+double physical_memory_bytes() {
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || page <= 0) return 8e9;
+    return static_cast<double>(pages) * static_cast<double>(page);
+}
+
 // The device the run trains on (spec.device resolved on this machine).
 torch::Device run_device(const ExperimentSpec& spec) {
     // auto: the ICNN family runs on the CPU even where CUDA is available (parse_spec refuses an
@@ -85,6 +101,7 @@ private:
     bool prepare_data();
     void load_data(const ExperimentSpec& spec);
     void check_user_models(const ExperimentSpec& spec);
+    void check_backbone(const ExperimentSpec& spec);
     void record_model_hashes();
     bool data_progress(double fraction);
     void create_folder();
@@ -106,6 +123,12 @@ private:
     nlohmann::json data_task_;  // the task the loaded data belongs to
     // SHA-256 of the users' TorchScript files as checked (backbone.script, icnn.script).
     std::map<std::string, std::string> model_hashes_;
+    // What backbone.freeze (and the model file) left fixed: spec.json's "backbone_freeze".
+    std::optional<nlohmann::json> freeze_record_;
+    std::set<std::string> checked_models_;  // model + data pairs checked (check_user_models)
+    // The feature width a user's TorchScript backbone gave on the probe rows (spec.json records
+    // it in place of the preset's backbone.feature_dim, which such a backbone does not read).
+    int64_t script_feature_dim_ = 0;
     int last_percent_ = -1;
     std::atomic<bool> cancelled_{false};
 };
@@ -125,6 +148,7 @@ bool Run::data_progress(double fraction) {
 }
 
 void Run::load_data(const ExperimentSpec& spec) {
+    const Activity activity("preparing the data (" + spec.task.kind + ")");
     const auto task = to_json(spec)["task"];
     if (!data_ || task != data_task_) {
         last_percent_ = -1;
@@ -156,22 +180,79 @@ void Run::load_data(const ExperimentSpec& spec) {
                             std::to_string(x.size(3)));
     }
     check_user_models(spec);
+    check_backbone(spec);
+}
+
+// The backbone of the backbone + last-layer methods, built once before a run folder exists:
+// backbone.freeze resolved against its parameter names (a name it does not have is a spec error)
+// and recorded for spec.json, and the closed forms that accumulate d × d statistics held to
+// this machine's memory (200 000 features would ask for a 320 GB Gram matrix).
+void Run::check_backbone(const ExperimentSpec& spec) {
+    const bool uses_backbone =
+        std::any_of(spec.methods.begin(), spec.methods.end(), [](const MethodSpec& m) {
+            const auto family = method_info(m.name).family;
+            return family == MethodFamily::Gradient || family == MethodFamily::ClosedForm;
+        });
+    if (!uses_backbone) return;
+    FreezeResolution freeze;
+    const auto backbone = make_backbone(spec.backbone, *data_, &freeze);
+    if (!freeze_record_) freeze_record_ = to_json(freeze);
+    const int64_t d = backbone->feature_dim();
+    const double gram_bytes = 2.0 * 8.0 * static_cast<double>(d + 1) * static_cast<double>(d + 1);
+    const double budget = 0.5 * physical_memory_bytes();
+    for (size_t i = 0; i < spec.methods.size(); ++i) {
+        const auto& info = method_info(spec.methods[i].name);
+        if (info.family != MethodFamily::ClosedForm || gram_bytes <= budget) continue;
+        const auto head = info.make_head(spec.methods[i], d, data_->output_dim());
+        const bool distributed = options_.communicator != nullptr;
+        if (!head->accumulates_gram() && !distributed) continue;
+        const auto gb = [](double bytes) { return std::to_string(std::llround(bytes / 1e9)); };
+        const std::string text =
+            spec.methods[i].label + ": the backbone" +
+            (spec.backbone.kind == "torchscript" ? " " + spec.backbone.script : "") + " gives " +
+            std::to_string(d) + " features, and " +
+            (distributed ? "a data-parallel closed form" : info.name) +
+            " keeps a (d+1) × (d+1) float64 Gram matrix of them (" + gb(gram_bytes) +
+            " GB with its Cholesky factor, more than half of this machine's " + gb(2 * budget) +
+            " GB); use cf-ridge or cf-prox with batch_size below d (their Woodbury path solves a "
+            "batch × batch system), or fewer features";
+        throw SpecError("methods[" + std::to_string(i) + "].name", text);
+    }
 }
 
 // A user's TorchScript model is checked on the run's data before a run folder exists: a file
 // that is not TorchScript, a shape mismatch or a forward that throws is a spec error (exit 2).
+// The check runs in a child process (nn/model_probe.h): a crash, a hang or a model that eats the
+// memory is a spec error too, and a stop ends the child at once (DataCancelled). Each model and
+// data set is checked once per run (the sweep's sub-specs share the check).
 void Run::check_user_models(const ExperimentSpec& spec) {
-    const int64_t rows = std::min<int64_t>(4, data_->n_train());
-    if (spec.backbone.kind == "torchscript") {
-        BackboneSpec probe = spec.backbone;
-        probe.init = "file";  // the check draws nothing from the generators
-        model_hashes_[spec.backbone.script] = load_torchscript_backbone(probe, *data_)->sha256();
-    }
-    if (!spec.icnn.script.empty()) {
-        const auto x = data_->x_train.narrow(0, 0, rows).cpu();
-        if (x.dim() != 2)
-            throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
-        model_hashes_[spec.icnn.script] = TorchScriptIcnn::load(spec.icnn, x.size(1), x)->sha256();
+    const nlohmann::json task = to_json(spec)["task"];
+    try {
+        if (spec.backbone.kind == "torchscript") {
+            auto b = to_json(spec)["backbone"];
+            b.erase("script_sha256");  // recorded after the first check
+            const std::string what = b.dump() + task.dump();
+            if (checked_models_.insert(what).second)
+            {
+                model_hashes_[spec.backbone.script] =
+                    check_backbone_in_child(spec, *data_, options_.stop);
+                // Checked in the child: safe to load here for the width it gives.
+                BackboneSpec probe = spec.backbone;
+                probe.init = "file";  // the check draws nothing from the generators
+                script_feature_dim_ = load_torchscript_backbone(probe, *data_)->feature_dim();
+            }
+        }
+        if (!spec.icnn.script.empty()) {
+            if (data_->x_train.dim() != 2)
+                throw SpecError("icnn.script", "a TorchScript ICNN needs samples of n × d");
+            auto c = to_json(spec)["icnn"];
+            c.erase("script_sha256");
+            const std::string what = c.dump() + task.dump();
+            if (checked_models_.insert(what).second)
+                model_hashes_[spec.icnn.script] = check_icnn_in_child(spec, *data_, options_.stop);
+        }
+    } catch (const ModelProbeCancelled&) {
+        throw DataCancelled();  // as a stop during the data preparation: nothing is written
     }
 }
 
@@ -222,6 +303,10 @@ void Run::create_folder() {
     const auto& first = sub_specs_.front().second;
     resolved["backbone"]["script_sha256"] = first.backbone.script_sha256;
     resolved["icnn"]["script_sha256"] = first.icnn.script_sha256;
+    if (freeze_record_) resolved["backbone_freeze"] = *freeze_record_;
+    // What ran: a TorchScript backbone's own feature width.
+    if (first.backbone.kind == "torchscript" && script_feature_dim_ > 0)
+        resolved["backbone"]["feature_dim"] = script_feature_dim_;
     resolved["versions"] = version_info();
     resolved["data"] = {{"n_train", data_->n_train()},
                         {"n_test", data_->n_test()},

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "core/activity.h"
 #include "core/c_numbers.h"
 #include "core/compute_threads.h"
 #include "core/error_text.h"
@@ -125,6 +126,23 @@ void SeedRun::build_slots() {
             if (!why.empty()) resume_blocker_ = "method " + m.label + ": " + why;
         }
         slots_.push_back(std::move(s));
+    }
+}
+
+// A fully frozen backbone is the same fixed map for every method of the unit (the same file, or
+// the same seeded initialisation): its features of both splits are computed once, here, and
+// every method's steps and evaluations read them.
+void SeedRun::share_fixed_features() {
+    std::shared_ptr<const FixedFeatures> shared;
+    bool computed = false;
+    for (auto& s : slots_) {
+        auto* m = dynamic_cast<MethodTrainer*>(s.trainer.get());
+        if (!m || !m->linear_probe()) continue;
+        if (!computed) {
+            shared = m->compute_fixed_features(options_.stop);
+            computed = true;
+        }
+        if (shared) m->use_fixed_features(shared);
     }
 }
 
@@ -308,12 +326,28 @@ void SeedRun::run() {
         reporter_.finished(where_.unit, resumed->runs);
         return;
     }
-    build_slots();
+    // Long loops below (evaluation chunks, the spectrum, log Z, a flow fit) poll the run's stop
+    // flag and throw Stopped (core/activity.h) — not in a data-parallel run, whose ranks must
+    // stop at the same step (their collectives in the same order).
+    const StopScope stop_scope(mid_phase_stop());
+    const Activity activity("training seed " + std::to_string(seed_) +
+                            (where_.suffix.empty() ? "" : " (" + where_.suffix + ")"));
+    try {
+        build_slots();  // may fit a flow proposal: stopped like any other phase
+        share_fixed_features();
+    } catch (const Stopped&) {
+        cancelled_ = true;
+        reporter_.finished(where_.unit, {});
+        return;
+    }
     int first_step = 1;
     if (resumed) {
         restore(*resumed->archive, resumed->step, options_.resume->dir,
                 unit_state_path(options_.resume->dir, where_.unit), /*fork=*/false);
         first_step = resumed->step + 1;
+        // The fixed features' one spectrum, if any, is in the folder already.
+        const int first_spectrum = std::min(spec_.diagnostics.spectrum_every, spec_.steps);
+        fixed_spectrum_logged_ = first_spectrum > 0 && resumed->step >= first_spectrum;
     } else if (options_.fork) {
         // A forked run: from the parent's state of this unit at the fork step.
         const auto& fork = *options_.fork;
@@ -325,6 +359,8 @@ void SeedRun::run() {
         restore(*it->second, fork.step, fork.parent,
                 fork_state_path(fork.parent, where_.unit, fork.step), /*fork=*/true);
         first_step = fork.step + 1;
+        const int first_spectrum = std::min(spec_.diagnostics.spectrum_every, spec_.steps);
+        fixed_spectrum_logged_ = first_spectrum > 0 && fork.step >= first_spectrum;
     }
     std::vector<MethodRunSummary> starting;
     for (const auto& s : slots_) starting.push_back(s.summary);
@@ -335,7 +371,12 @@ void SeedRun::run() {
     // its rows begin. (Others need none: without a state of its own a unit starts afresh after
     // the last unit that saved one.)
     last_state_save_ = std::chrono::steady_clock::now();
-    if (!resumed && !resume_blocker_.empty()) save_unit_state(0, false);
+    if (!resumed && !options_.fork && !resume_blocker_.empty()) save_unit_state(0, false);
+    if (!resumed && !options_.fork && spec_.log_initial && !log_initial_metrics()) {
+        cancelled_ = true;
+        finish();
+        return;
+    }
     // Methods on several threads: between two sync steps every method trains on its own (see
     // train_chunk).
     groups_ = std::min<int>(where_.method_threads, static_cast<int>(slots_.size()));
@@ -366,6 +407,8 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     double loss;
     try {
         loss = s.trainer->step();
+    } catch (const Stopped&) {
+        return std::nullopt;  // a stop inside the step (a flow refit): the run stops next
     } catch (const CommunicationError&) {
         throw;  // every rank must stop, not just this method
     } catch (const std::exception& e) {
@@ -378,6 +421,10 @@ SeedRun::Ending SeedRun::train_slot(Slot& s, int step) {
     s.loss_sum += loss;
     ++s.loss_count;
     return std::nullopt;
+}
+
+const std::atomic<bool>* SeedRun::mid_phase_stop() const {
+    return options_.communicator ? nullptr : options_.stop;
 }
 
 bool SeedRun::stop_requested() const {
@@ -454,6 +501,7 @@ bool SeedRun::train_chunk(int first, int last) {
     for (int g = 1; g < groups_; ++g)
         pool.emplace_back([&, g] {
             torch::set_num_threads(1);
+            const StopScope stop_scope(mid_phase_stop());
             run_group(g);
         });
     run_group(0);
@@ -480,20 +528,39 @@ bool SeedRun::observe(int step) {
         update_.statuses.clear();
         return go_on;
     }
-    for (auto& s : slots_) {
-        if (!s.active) continue;
-        if (log_now && !log_metrics(s, step)) continue;
-        log_diagnostics(s, step, spectrum_now, gain_now);
+    // A stop during the log point (a long evaluation, log Z, the spectrum) drops it whole: its
+    // rows are not written and the final metrics stay those of the previous log point.
+    std::vector<std::map<std::string, double>> finals;
+    for (const auto& s : slots_) finals.push_back(s.summary.final_metrics);
+    try {
+        const Activity activity("the log point at step " + std::to_string(step) +
+                                " (test metrics and diagnostics)");
+        for (auto& s : slots_) {
+            if (!s.active) continue;
+            if (log_now && !log_metrics(s, step)) continue;
+            log_diagnostics(s, step, spectrum_now, gain_now);
+        }
+        if (last) log_final_diagnostics(step);
+    } catch (const Stopped&) {
+        for (size_t i = 0; i < slots_.size(); ++i) slots_[i].summary.final_metrics = finals[i];
+        update_.points.clear();
+        update_.spectra.clear();
+        update_.traces.clear();
+        cancelled_ = true;
+        return false;
     }
+    if (spectrum_now && !fixed_spectrum_logged_) log_fixed_spectrum(step);
     update_.step = step;
-    if (last) log_final_diagnostics(step);
+    // ICNN checkpoints and dwells go to disk before this log point's rows, so a kill between
+    // the two never leaves metrics ahead of the trajectory by more than one log interval.
+    if (log_now && !options_.out_dir.empty())
+        for (auto& s : slots_) persist_slot(s);
     const bool go_on = reporter_.report(where_.unit, update_);
     update_.points.clear();
     update_.spectra.clear();
     update_.traces.clear();
     update_.statuses.clear();
-    if (log_now && !options_.out_dir.empty()) {  // ICNN checkpoints and dwells: lost at most
-        for (auto& s : slots_) persist_slot(s);  // one log interval on a kill
+    if (log_now && !options_.out_dir.empty()) {
         // After this log point's rows, at most every save_state_seconds (the finished state
         // follows the last step anyway); a unit that cannot be resumed mid-way saves none.
         // Every fork_state_every-th log point the state is kept too (a fork point).
@@ -540,11 +607,65 @@ bool SeedRun::log_metrics(Slot& s, int step) {
     return true;
 }
 
+void SeedRun::log_fixed_spectrum(int step) {
+    // A fully frozen backbone: every method of this unit sees the same fixed features (same
+    // file or same seeded initialisation, evaluation mode), so their spectrum is computed once,
+    // at the first spectrum point, and stored once under kFrozenSpectrumLabel; each method gets
+    // its κ and effective rank at that step.
+    fixed_spectrum_logged_ = true;
+    SpectrumSummary sp;
+    bool found = false;
+    for (auto& s : slots_) {
+        if (!s.active || !s.probe || !s.probe->fixed_features()) continue;
+        if (!found) {
+            try {
+                sp = feature_spectrum(s.probe->probe_features(probes_.spectrum_x).front().features);
+            } catch (const std::exception&) {
+                return;  // a diagnostic that cannot be computed does not stop training
+            }
+            found = true;
+            update_.spectra.push_back(
+                {step, kFrozenSpectrumLabel + where_.suffix, seed_, sp.singular_values});
+        }
+        emit(s, step, "kappa", sp.kappa);
+        emit(s, step, "eff_rank", sp.effective_rank);
+    }
+}
+
+bool SeedRun::log_initial_metrics() {
+    for (auto& s : slots_) {
+        if (!s.active) continue;
+        // A method whose test metrics need a first step (nothing fitted yet) has no step-0
+        // point; it is not a failure of the run.
+        std::map<std::string, double> test;
+        try {
+            test = s.trainer->evaluate_test();
+        } catch (const std::exception&) {
+            continue;
+        }
+        if (!std::isfinite(test.count("test_loss") ? test.at("test_loss") : NAN)) continue;
+        for (const auto& [k, v] : test) emit(s, 0, k, v);
+        if (spec_.diagnostics.train_set_loss)
+            emit(s, 0, "train_set_loss", s.trainer->train_set_loss());
+    }
+    update_.step = 0;
+    const bool go_on = reporter_.report(where_.unit, update_);
+    update_.points.clear();
+    update_.traces.clear();
+    return go_on && !stop_requested();
+}
+
 void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now) {
     try {
-        if (spectrum_now && s.probe)
+        if (spectrum_now && s.probe && !s.probe->fixed_features())
             for (const auto& f : s.probe->probe_features(probes_.spectrum_x)) {
-                const auto sp = feature_spectrum(f.features);
+                std::ostringstream what;
+                what << "the feature spectrum of " << s.summary.method << " (" << f.features.size(0)
+                     << " × " << (f.features.dim() > 1 ? f.features.size(-1) : 1) << " features)";
+                const Activity activity(what.str());
+                const auto sp = feature_spectrum(spectrum_rows(f.features), [this] {
+                    return mid_phase_stop() && stop_requested();
+                });
                 const std::string tag = f.name.empty() ? "" : "_" + f.name;
                 emit(s, step, "kappa" + tag, sp.kappa);
                 emit(s, step, "eff_rank" + tag, sp.effective_rank);
@@ -561,6 +682,8 @@ void SeedRun::log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_no
             emit(s, step, "one_step_gain", g.gain);
             emit(s, step, "one_step_kappa", g.kappa);
         }
+    } catch (const Stopped&) {
+        throw;  // observe drops the log point
     } catch (const std::exception&) {
         // A diagnostic that cannot be computed does not stop training.
     }
@@ -579,6 +702,8 @@ void SeedRun::log_final_diagnostics(int step) {
                 s.summary.final_metrics[k] = v;
                 update_.points.push_back({step, s.summary.method, seed_, k, v});
             }
+        } catch (const Stopped&) {
+            throw;  // observe drops the log point
         } catch (const std::exception&) {
             // A diagnostic that cannot be computed does not fail the run.
         }

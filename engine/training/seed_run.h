@@ -25,6 +25,10 @@ namespace liftlab {
 
 class StateArchive;
 
+// spectra.csv's label for the one spectrum of a fully frozen backbone's fixed features (shared by
+// every method of the unit; a sweep suffix follows it).
+inline const std::string kFrozenSpectrumLabel = "frozen-backbone";
+
 // The fixed probe sets of the diagnostics: held-out samples for the spectrum, one training batch
 // for the one-step analysis.
 struct Probes {
@@ -79,6 +83,7 @@ private:
     using Ending = std::optional<std::pair<RunStatus, std::string>>;
 
     void build_slots();
+    void share_fixed_features();
     // resume/unit<k>.state (training/resume.h) through the ordered writes, after this log
     // point's rows: only the latest pending state is kept and written.
     // keep_for_fork: also states/unit<k>_step<s>.state, never overwritten (fork_state_every).
@@ -97,6 +102,9 @@ private:
     void finish_slot(Slot& s, RunStatus status, int step, const std::string& reason);
     Ending train_slot(Slot& s, int step);
     bool stop_requested() const;
+    // The flag long phases poll inside a step or a log point (core/activity.h): the run's stop
+    // flag, or null in a data-parallel run (its ranks stop together, between steps).
+    const std::atomic<bool>* mid_phase_stop() const;
     // Trains steps first…last; false when the run was stopped.
     bool train_steps(int first, int last);
     bool train_chunk(int first, int last);
@@ -106,7 +114,11 @@ private:
     bool observe(int step);
     void emit(Slot& s, int step, const std::string& metric, double value);
     bool log_metrics(Slot& s, int step);
+    // spec log_initial: the untrained models' test metrics as step 0. False when cancelled.
+    bool log_initial_metrics();
     void log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now);
+    // The spectrum of fixed features (FeatureProbe::fixed_features), once per unit.
+    void log_fixed_spectrum(int step);
     void log_final_diagnostics(int step);
     void persist_slot(Slot& s);
     void export_slot(Slot& s);
@@ -134,8 +146,9 @@ private:
     };
     std::shared_ptr<PendingState> pending_state_ = std::make_shared<PendingState>();
     std::chrono::steady_clock::time_point last_state_save_;  // spec.save_state_seconds apart
-    int groups_ = 1;                                         // method threads actually used
-    int caller_threads_ = 1;  // the caller's intra-op threads, restored at the end
+    bool fixed_spectrum_logged_ = false;  // log_fixed_spectrum has run (or ran before a resume)
+    int groups_ = 1;                      // method threads actually used
+    int caller_threads_ = 1;              // the caller's intra-op threads, restored at the end
 };
 
 }  // namespace liftlab

@@ -45,6 +45,8 @@ public:
         torch::Tensor features;
     };
     virtual std::vector<NamedFeatures> probe_features(const torch::Tensor& x) = 0;
+    // The features never change (a fully frozen backbone): their spectrum is logged once.
+    virtual bool fixed_features() const { return false; }
 };
 
 // A linear last layer on features (the one-step gain diagnostic).

@@ -196,6 +196,12 @@ preset:*)
       grep -q "/instrument" "$dir/spectra.csv" && grep -q "/treatment" "$dir/spectra.csv" \
         || fail "DFIV spectra not named instrument/treatment"
     fi
+    # A linear probe (every backbone parameter frozen): the fixed features' spectrum, once.
+    if json_check_quiet "$dir/spec.json" 'd.get("backbone_freeze", {}).get("linear_probe")'; then
+      [ "$(tail -n +2 "$dir/spectra.csv" | cut -d, -f1-3 | sort -u)" = "$(tail -n +2 "$dir/spectra.csv" | head -1 | cut -d, -f1-3)" ] \
+        && tail -n +2 "$dir/spectra.csv" | head -1 | grep -q ",frozen-backbone," \
+        || fail "a linear probe logged more than one spectrum: $(cut -d, -f1-3 "$dir/spectra.csv" | sort -u | head)"
+    fi
   fi
   tail -n +1 err.txt | grep -A20 "^method" >&2 || true
   ;;

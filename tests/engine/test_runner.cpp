@@ -147,6 +147,37 @@ TEST(Runner, WritesTheRunFolder) {
     EXPECT_EQ(rows.size(), 3u * (3 * 4 + 2));
 }
 
+// spec log_initial: every method's test metrics before its first step, as step 0. A closed-form
+// head starts at W = 0 (predicts 0), so its step-0 test loss is the mean square of the test
+// targets; without the key no step-0 point is logged.
+TEST(Runner, LogInitialRecordsTheUntrainedModelsAtStepZero) {
+    auto spec = small_runner_spec();
+    spec.steps = 20;
+    std::map<std::string, double> at_zero;
+    int zero_points = 0;
+    const auto collect = [&](const liftlab::ProgressUpdate& u) {
+        for (const auto& p : u.points)
+            if (p.step == 0) {
+                ++zero_points;
+                if (p.metric == "test_loss") at_zero[p.method] = p.value;
+            }
+        return true;
+    };
+    liftlab::run_experiment(spec, {}, collect);
+    EXPECT_EQ(zero_points, 0);
+    spec.log_initial = true;
+    auto r = liftlab::run_experiment(spec, {}, collect);
+    EXPECT_EQ(r.status, "ok");
+    ASSERT_EQ(at_zero.size(), 4u);  // adam, sgd, cf-ridge, cf-prox
+    const auto data = liftlab::make_dataset(spec.task);
+    const double mean_square = data.y_test.to(torch::kFloat64).square().mean().item<double>();
+    for (const char* cf : {"cf-ridge", "cf-prox"})
+        EXPECT_NEAR(at_zero.at(cf), mean_square, 1e-6 * mean_square) << cf;
+    for (const char* g : {"adam", "sgd"}) EXPECT_TRUE(std::isfinite(at_zero.at(g))) << g;
+    // The key round-trips through spec.json.
+    EXPECT_TRUE(liftlab::parse_spec(liftlab::to_json(spec)).log_initial);
+}
+
 TEST(Runner, SeedsChangeInitialisationButNotData) {
     auto spec = small_runner_spec();
     spec.methods = {spec.methods[0]};

@@ -126,6 +126,28 @@ TEST(TorchScriptBackbone, ClosedFormHeadEqualsTheBuiltInBackboneOfTheSameWeights
     std::printf("[ info     ] largest training-loss difference over 20 steps: %.3g\n", largest);
 }
 
+// spec.json records what ran: the scripted backbone's own feature width (64 for the example
+// MLP), not the built-in backbone.feature_dim the spec carried, so the folder re-runs as itself.
+TEST(TorchScriptBackbone, SpecJsonRecordsTheProbedFeatureWidth) {
+    test::TempDir dir;
+    auto spec = scripted(teacher_spec("cf-prox"));
+    spec.backbone.feature_dim = 128;
+    spec.steps = 2;
+    RunOptions opts;
+    opts.out_dir = dir.str();
+    const auto r = run_experiment(spec, opts);
+    ASSERT_EQ(r.status, "ok");
+    const auto written = nlohmann::json::parse(std::ifstream(r.run_dir + "/spec.json"));
+    EXPECT_EQ(written["backbone"]["feature_dim"], 64);
+    EXPECT_EQ(written["backbone"]["kind"], "torchscript");
+    // Parsed back, it is the same spec but for that width.
+    auto again = parse_spec(written);
+    EXPECT_EQ(again.backbone.feature_dim, 64);
+    again.backbone.feature_dim = 128;
+    again.backbone.script_sha256.clear();
+    EXPECT_EQ(to_json(again), to_json(spec));
+}
+
 TEST(TorchScriptBackbone, EverySeedStartsFromTheFileUnlessReset) {
     const auto spec = scripted(teacher_spec("cf-prox"));
     const auto data = make_dataset(spec.task);

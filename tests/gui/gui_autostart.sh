@@ -34,3 +34,14 @@ expect2 "has no parameter 'wz9'" --preset icnn-ebm-1d --model "$models/icnn_1d.p
 expect2 "takes no model of yours" --preset cpflow-toy --model "$models/icnn_1d.pt"
 expect2 "not a TorchScript archive" --preset cf-regression --model "$0"
 echo "gui --model: ok"
+
+# --help lists every tab (the keys --tab takes, with what each shows).
+"$bin" --help > "$work/help.txt"
+keys=$({ "$bin" --tab no-such-tab --quit-when-done 2>&1 >/dev/null || true; } |
+  sed -n 's/.*--tab must be one of //p' |
+  tr ',' '\n' | sed 's/ (.*//; s/^ *//')
+[ -n "$keys" ] || { echo "no tab list from --tab"; exit 1; }
+for k in $keys; do
+  grep -q "^  $k " "$work/help.txt" || { echo "--help does not list tab '$k'"; cat "$work/help.txt"; exit 1; }
+done
+echo "gui --help: lists $(echo "$keys" | wc -w) tabs"

@@ -4,6 +4,7 @@
 // experiments in order; Pause holds the worker and Resume lets it go on.
 #include <gtest/gtest.h>
 #include <QApplication>
+#include <QCheckBox>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
@@ -15,6 +16,7 @@
 #include <QTest>
 
 #include "escape_panel.h"
+#include "experiment_form.h"
 #include "landscape_panel.h"
 #include "loss_curve_panel.h"
 #include "main_window.h"
@@ -34,6 +36,12 @@ constexpr int kWorkflowTimeoutMs = 180000;  // a short run on a loaded 2-core CI
 
 bool waitIdle(MainWindow& w) {
     return QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kWorkflowTimeoutMs);
+}
+
+// The form's log interval, set by hand (auto off).
+void setLogEvery(MainWindow& w, int every) {
+    w.findChild<QCheckBox*>(QStringLiteral("logEveryAuto"))->setChecked(false);
+    w.findChild<QSpinBox*>(QStringLiteral("logEvery"))->setValue(every);
 }
 
 }  // namespace
@@ -106,6 +114,7 @@ TEST(LabWorkflow, SweepRunFillsTheSweepTab) {
     QTemporaryDir out;
     MainWindow window;
     ASSERT_TRUE(window.selectPreset("cf-lambda-sweep"));
+    ASSERT_TRUE(window.form()->setSeedsText("0"));  // one seed of the preset's three: quick
     window.setSteps(20);
     window.setOutputDir(out.path());
     window.startRun();
@@ -181,32 +190,34 @@ TEST(LabWorkflow, AllSettingsTableEditsAnySpecKeyAndNamesBadValues) {
     EXPECT_TRUE(window.statusText().contains("task.n_train")) << window.statusText().toStdString();
     editor->resetAll();
     EXPECT_TRUE(editor->changedPaths().isEmpty());
-    // log_every 5 over 10 steps: two points per method, instead of the preset's spacing.
-    ASSERT_TRUE(editor->setValue("log_every", "5"));
-    EXPECT_EQ(editor->changedPaths(), QStringList{"log_every"});
+    // task.n_test 256 and log every 5 (the form's own field) over 10 steps: steps 0, 5 and 10.
+    ASSERT_TRUE(editor->setValue("task.n_test", "256"));
+    EXPECT_EQ(editor->changedPaths(), QStringList{"task.n_test"});
+    EXPECT_FALSE(editor->setValue("log_every", "5"));  // the form's field owns it
+    setLogEvery(window, 5);
     window.setSteps(10);
     window.setOutputDir(out.path());
     window.startRun();
     ASSERT_TRUE(window.session()->isRunning()) << window.statusText().toStdString();
     ASSERT_TRUE(waitIdle(window));
     for (const QString& label : window.methodLabels())
-        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 3) << label.toStdString();
 }
 
 TEST(LabWorkflow, SeveralSeedsEndAsMeanCurvesNotInterleavedSeeds) {
     QTemporaryDir out;
     MainWindow window;
     ASSERT_TRUE(window.selectPreset("cf-regression"));
-    ASSERT_TRUE(window.specEditor()->setValue("seeds", "[0, 1]"));
-    ASSERT_TRUE(window.specEditor()->setValue("log_every", "5"));
+    ASSERT_TRUE(window.form()->setSeedsText("0, 1"));
+    setLogEvery(window, 5);
     window.setSteps(10);
     window.setOutputDir(out.path());
     window.startRun();
     ASSERT_TRUE(window.session()->isRunning()) << window.statusText().toStdString();
     ASSERT_TRUE(waitIdle(window));
-    // Steps 5 and 10 once per method (mean over the two seeds), not four interleaved points.
+    // Steps 0, 5 and 10 once per method (mean over the two seeds), not interleaved seeds.
     for (const QString& label : window.methodLabels())
-        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 3) << label.toStdString();
     EXPECT_EQ(window.openedRun(), window.lastRunDir());
 }
 

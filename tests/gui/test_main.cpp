@@ -5,9 +5,12 @@
 #include <QTemporaryDir>
 
 #include "method_palette.h"
+#include "nn/model_probe.h"
 #include "settings_scope.h"
 
 int main(int argc, char** argv) {
+    // The model box and the runs check TorchScript files in a child: this program, started again.
+    if (const auto code = liftlab::run_model_probe_if_asked(argc, argv)) return *code;
     qputenv("QT_QPA_PLATFORM", "offscreen");
     // Keeps QSettings (window geometry, last folders) out of the user's real configuration and
     // out of other test runs': a settings folder of this process's own, removed at exit.

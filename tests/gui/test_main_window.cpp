@@ -122,8 +122,10 @@ TEST(MainWindow, ShortRunFinishesWithCurvesAndRunFolder) {
         << window.statusText().toStdString();
     EXPECT_TRUE(window.statusText().contains("Finished")) << window.statusText().toStdString();
     EXPECT_TRUE(window.statusText().contains(QDir::toNativeSeparators(window.lastRunDir())));
+    // 50 steps of a preset that logs every 25: the interval follows Steps (every 5 steps), and
+    // step 0 (the untrained model) starts each curve.
     for (const QString& label : window.methodLabels())
-        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();  // 25, 50
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 11) << label.toStdString();
 }
 
 TEST(MainWindow, MetricPickerReplotsAnyLoggedMetricFromTheRunsHistory) {
@@ -134,12 +136,13 @@ TEST(MainWindow, MetricPickerReplotsAnyLoggedMetricFromTheRunsHistory) {
     window.setOutputDir(out.path());
     window.startRun();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !window.session()->isRunning(); }, 120000));
-    // train_loss was logged at steps 25 and 50 for every method; switching shows it, on log y.
+    // train_loss was logged every 5 steps (none at step 0: no batch trained yet) for every
+    // method; switching shows it, on log y.
     window.showMetric("train_loss");
     EXPECT_EQ(window.curvePanel()->metric(), QString("train_loss"));
     EXPECT_TRUE(window.curvePanel()->logY());
     for (const QString& label : window.methodLabels())
-        EXPECT_EQ(window.curvePanel()->pointCount(label), 2) << label.toStdString();
+        EXPECT_EQ(window.curvePanel()->pointCount(label), 10) << label.toStdString();
     // solve_fraction only exists for the closed forms, on a linear axis.
     window.showMetric("solve_fraction");
     EXPECT_FALSE(window.curvePanel()->logY());
@@ -147,10 +150,10 @@ TEST(MainWindow, MetricPickerReplotsAnyLoggedMetricFromTheRunsHistory) {
     auto* logBox = window.findChild<QCheckBox*>(QStringLiteral("logY"));
     ASSERT_NE(logBox, nullptr);
     EXPECT_FALSE(logBox->isChecked());
-    EXPECT_EQ(window.curvePanel()->pointCount("cf-prox"), 2);
+    EXPECT_EQ(window.curvePanel()->pointCount("cf-prox"), 10);
     EXPECT_EQ(window.curvePanel()->pointCount("adam"), 0);
     window.showMetric("test_loss");
-    EXPECT_EQ(window.curvePanel()->pointCount("adam"), 2);
+    EXPECT_EQ(window.curvePanel()->pointCount("adam"), 11);
     EXPECT_TRUE(logBox->isChecked());
 }
 

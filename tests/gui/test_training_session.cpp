@@ -1,7 +1,10 @@
 // TrainingSession on its own: divergence and data errors arrive as values/signals on the GUI
-// thread, and destroying a running session joins its worker promptly.
+// thread, and destroying a running session joins its worker promptly; a user's model whose
+// forward never returns is refused at its check's time limit, and Stop ends the check at once.
 #include <gtest/gtest.h>
 #include <QElapsedTimer>
+#include <QFile>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -75,4 +78,66 @@ TEST(TrainingSession, DestroyingARunningSessionJoinsPromptly) {
     clock.start();
     session.reset();
     EXPECT_LT(clock.elapsed(), 2000);
+}
+
+namespace {
+
+// A TorchScript backbone (16 → 8) whose forward never returns, written by Debian's python3-torch
+// into `dir` ("" when python3 cannot write it).
+QString hangingModel(const QTemporaryDir& dir) {
+    QFile script(dir.filePath(QStringLiteral("make_hang.py")));
+    if (!script.open(QIODevice::WriteOnly)) return {};
+    script.write(
+        "import sys, torch\n"
+        "class Hang(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.lin = torch.nn.Linear(16, 8)\n"
+        "    def forward(self, x):\n"
+        "        i = 0\n"
+        "        while i >= 0:\n"
+        "            i = i + 1\n"
+        "        return self.lin(x)\n"
+        "torch.jit.script(Hang()).save(sys.argv[1])\n");
+    script.close();
+    const QString model = dir.filePath(QStringLiteral("hang.pt"));
+    QProcess python;
+    python.start(QStringLiteral("/usr/bin/python3"), {script.fileName(), model});
+    if (!python.waitForFinished(60000) || python.exitCode() != 0) return {};
+    return model;
+}
+
+}  // namespace
+
+TEST(TrainingSession, AHangingModelCheckEndsAtItsLimitOrAtStop) {
+    QTemporaryDir dir;
+    const QString model = hangingModel(dir);
+    if (model.isEmpty()) GTEST_SKIP() << "python3-torch cannot write the test model";
+    nlohmann::json j = smallRegression(100);
+    j["backbone"] = {{"kind", "torchscript"}, {"script", model.toStdString()}};
+    j["probe_timeout_seconds"] = 3;  // a LibTorch process takes ≈ 1 s to start on a busy machine
+    {
+        TrainingSession session;
+        QSignalSpy failed(&session, &TrainingSession::failed);
+        QElapsedTimer clock;
+        clock.start();
+        ASSERT_TRUE(session.start(liftlab::parse_spec(j), dir.filePath(QStringLiteral("runs"))));
+        ASSERT_TRUE(QTest::qWaitFor([&] { return failed.count() == 1; }, kRunTimeoutMs));
+        EXPECT_LT(clock.elapsed(), 3000 + 3000);  // the limit, then SIGKILL, the reap, the signal
+        EXPECT_TRUE(failed.at(0).at(0).toString().contains("forward did not return within 3 s"))
+            << failed.at(0).at(0).toString().toStdString();
+    }
+    j["probe_timeout_seconds"] = 60;
+    TrainingSession session;
+    QSignalSpy finished(&session, &TrainingSession::finished);
+    ASSERT_TRUE(session.start(liftlab::parse_spec(j), dir.filePath(QStringLiteral("runs"))));
+    QTest::qWait(1500);  // the child is in the forward by now
+    ASSERT_TRUE(session.isRunning());
+    QElapsedTimer clock;
+    clock.start();
+    session.stop();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return finished.count() == 1; }, kRunTimeoutMs));
+    EXPECT_LT(clock.elapsed(), 2000);
+    EXPECT_EQ(finished.at(0).at(0).toString(), "cancelled");
+    EXPECT_FALSE(QFile::exists(dir.filePath(QStringLiteral("runs"))));  // nothing was written
 }

@@ -188,17 +188,18 @@ TEST(EscapePanel, IntegerDwellsDoNotLeaveEmptyTeeth) {
     for (int i = 0; i < h.size(); ++i) EXPECT_GT(h[i], 0.0) << "bin " << i;
 }
 
+// The exit rate carries its unit (exits per coordinate-step in the shoulder), the dwell its steps.
 TEST(EscapePanel, StatsTextFormatsRateExitsAndMedian) {
     EscapePanel panel;
     panel.setEscapeStats(QStringLiteral("lifter"), 2.14e-3, 412, 61);
     EXPECT_EQ(panel.statsText(QStringLiteral("lifter")),
-              QStringLiteral("exit rate 2.14×10⁻³ · 412 exits · median dwell 61"));
+              QStringLiteral("exit rate 2.14×10⁻³ /coord·step · 412 exits · median dwell 61 steps"));
     panel.setEscapeStats(QStringLiteral("softplus"), 0.0, 0, std::nan(""));
     EXPECT_EQ(panel.statsText(QStringLiteral("softplus")),
-              QStringLiteral("exit rate 0 · 0 exits · no completed dwell"));
+              QStringLiteral("exit rate 0 /coord·step · 0 exits · no completed dwell"));
     panel.setEscapeStats(QStringLiteral("pgd"), 0.05, 1, 12.5);
     EXPECT_EQ(panel.statsText(QStringLiteral("pgd")),
-              QStringLiteral("exit rate 0.05 · 1 exit · median dwell 12.5"));
+              QStringLiteral("exit rate 0.05 /coord·step · 1 exit · median dwell 12.5 steps"));
     panel.setEscapeStats(QStringLiteral("x"), 9.9999e-5, 3, 2);
     EXPECT_TRUE(
         panel.statsText(QStringLiteral("x")).startsWith(QStringLiteral("exit rate 1×10⁻⁴")));
@@ -254,4 +255,25 @@ TEST(EscapePanel, ExportsNonTrivialFiles) {
         panel.setEscapeStats(method, 1e-4, 20, std::nan(""));
     }
     liftlab::test::saveExample(panel, QStringLiteral("escape_panel_small.png"), 800, 560);
+}
+
+// Four methods of eight coordinates overlap into 32 traces: one method's are shown at a time
+// (the legend follows), all again on request; an empty panel says why.
+TEST(EscapePanel, ShowsOneMethodsTracesAtATime) {
+    EscapePanel panel;
+    for (const char* m : {"lifter", "softplus"})
+        for (int c = 0; c < 8; ++c) panel.addTrace(QString::fromLatin1(m), c, {0, 1}, {-1, -2});
+    EXPECT_EQ(panel.traceMethods(), (QStringList{"lifter", "softplus"}));
+    EXPECT_EQ(panel.visibleTraceCount(), 16);
+    panel.showTracesOf(QStringLiteral("softplus"));
+    EXPECT_EQ(panel.visibleTraceCount(), 8);
+    EXPECT_EQ(panel.plot()->legend->itemCount(), 1);
+    panel.addTrace(QStringLiteral("lifter"), 9, {0, 1}, {0, 1});  // hidden as it comes
+    EXPECT_EQ(panel.visibleTraceCount(), 8);
+    panel.showTracesOf(QString());
+    EXPECT_EQ(panel.visibleTraceCount(), 17);
+    EscapePanel empty;
+    empty.setEmptyReason(QStringLiteral("escape dynamics are recorded for ICNN runs"));
+    EXPECT_EQ(empty.emptyReason(), QStringLiteral("escape dynamics are recorded for ICNN runs"));
+    EXPECT_TRUE(empty.isEmpty());
 }

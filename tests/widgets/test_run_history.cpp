@@ -364,10 +364,11 @@ TEST(RunHistoryPanel, ListsRunsNewestFirstWithTheirColumns) {
     EXPECT_EQ(panel.tree()->topLevelItem(0)->text(RunHistoryPanel::ColRun), "cf-batch-sweep #2");
     EXPECT_EQ(reg->text(RunHistoryPanel::ColTask), "teacher-regression");
     EXPECT_EQ(reg->text(RunHistoryPanel::ColMethods), "adam, sgd, cf-ridge, cf-prox");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColSeeds), "3");
+    EXPECT_EQ(reg->text(RunHistoryPanel::ColModel), "built-in");
+    EXPECT_EQ(reg->text(RunHistoryPanel::ColSeeds), "0, 1, 2");
     EXPECT_EQ(reg->text(RunHistoryPanel::ColSteps), "3000");
     EXPECT_EQ(reg->text(RunHistoryPanel::ColStatus), "ok");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColDate), "2026-12-01 09:00");
+    EXPECT_EQ(reg->text(RunHistoryPanel::ColDate), "2026-12-01 09:00:00");  // to the second
     EXPECT_FALSE(reg->icon(RunHistoryPanel::ColStatus).isNull());
     // cf-prox: mean of 0.0121 and 0.0125.
     EXPECT_EQ(reg->text(RunHistoryPanel::ColBest), "0.0123  cf-prox");
@@ -522,7 +523,7 @@ TEST(RunHistoryPanel, DoubleClickEnterAndOpenButtonRequestOpening) {
     EXPECT_EQ(spy.count(), 0);
 }
 
-TEST(RunHistoryPanel, CompareNeedsExactlyTwoSelected) {
+TEST(RunHistoryPanel, CompareNeedsTwoOrThreeSelected) {
     FourRuns runs;
     RunHistoryPanel panel;
     panel.setRoot(runs.tmp.path());
@@ -537,11 +538,18 @@ TEST(RunHistoryPanel, CompareNeedsExactlyTwoSelected) {
     EXPECT_FALSE(panel.openButton()->isEnabled());
     QTest::mouseClick(panel.compareButton(), Qt::LeftButton);
     ASSERT_EQ(spy.count(), 1);
-    EXPECT_EQ(spy.at(0).at(0).toString(), runs.regression);  // older first
-    EXPECT_EQ(spy.at(0).at(1).toString(), runs.sweep);
+    EXPECT_EQ(spy.at(0).at(0).toStringList(), (QStringList{runs.regression, runs.sweep}));
 
+    // Three (solid, dashed, dotted), oldest first; four are one too many.
     panel.tree()->topLevelItem(2)->setSelected(true);
     EXPECT_EQ(panel.selectedRuns().size(), 3);
+    EXPECT_TRUE(panel.compareButton()->isEnabled());
+    QTest::mouseClick(panel.compareButton(), Qt::LeftButton);
+    ASSERT_EQ(spy.count(), 2);
+    EXPECT_EQ(spy.at(1).at(0).toStringList(),
+              (QStringList{runs.regression, runs.fashion, runs.sweep}));
+    panel.tree()->topLevelItem(0)->setSelected(true);
+    EXPECT_EQ(panel.selectedRuns().size(), 4);
     EXPECT_FALSE(panel.compareButton()->isEnabled());
 }
 
@@ -577,7 +585,7 @@ TEST(RunHistoryPanel, ContextMenuRevealsCopiesAndOpens) {
                                                      QDir::toNativeSeparators(runs.fashion));
     action("compare")->trigger();
     ASSERT_EQ(compare.count(), 1);
-    EXPECT_EQ(compare.at(0).at(0).toString(), runs.fashion);
+    EXPECT_EQ(compare.at(0).at(0).toStringList().front(), runs.fashion);
 }
 
 TEST(RunHistoryPanel, RunFolderFromMimeAndDrops) {
