@@ -674,6 +674,7 @@ RunEvent parse_run_event(const nlohmann::json& j, const std::string& path) {
     r.read("method", e.method);
     r.read("key", e.key);
     r.read("value", e.value);
+    r.read("depth", e.depth);
     r.finish();
     return e;
 }
@@ -690,6 +691,19 @@ void check_events_and_fork(const ExperimentSpec& s) {
         require(e.step >= 0 && e.step < s.steps, p + ".step",
                 "step " + std::to_string(e.step) + " is not in [0, " + std::to_string(s.steps) +
                     "): an event at step N acts on steps N+1…");
+        if (e.method == "push") {
+            require(e.key == "readout" || e.key == "hidden" || e.key == "all", p + ".key",
+                    "a push names the layers readout, hidden or all, got '" + e.key + "'");
+            require(e.value > 0 && e.value <= 1, p + ".value",
+                    "the fraction pushed must lie in (0, 1]");
+            const double logit = std::log(0.05 / 0.95);
+            require(std::isfinite(e.depth) && e.depth < logit && e.depth >= -50, p + ".depth",
+                    "must lie in [-50, log(0.05/0.95) ≈ -2.944) so that σ(θ̃) < 0.05");
+            require(is_icnn_task(s.task.kind) && s.icnn.architecture == "liftlab", p + ".method",
+                    "a push needs an ICNN run (icnn-ebm-*, cpflow-*; icnn.architecture liftlab)");
+            continue;
+        }
+        require(e.depth == RunEvent{}.depth, p + ".depth", "only a push has a depth");
         const MethodSpec* m = nullptr;
         std::string labels;
         for (const auto& mm : s.methods) {
@@ -772,14 +786,23 @@ RunEvent parse_event_text(const std::string& text) {
         bad("'" + target + "' is not LABEL.KEY");
     e.method = target.substr(0, dot);
     e.key = target.substr(dot + 1);
-    const std::string value = rest.substr(eq + 1);
+    std::string value = rest.substr(eq + 1);
+    // A push may add its depth: 1000:push.readout=0.33,depth=-4
+    if (const auto comma = value.find(','); comma != std::string::npos && e.method == "push") {
+        const std::string extra = value.substr(comma + 1);
+        value = value.substr(0, comma);
+        if (extra.rfind("depth=", 0) != 0 || !c_parse_double(extra.substr(6), &e.depth))
+            bad("after the fraction a push takes only ',depth=NUMBER', got '" + extra + "'");
+    }
     if (!c_parse_double(value, &e.value) || !std::isfinite(e.value))
         bad("the value '" + value + "' is not a finite number");
     return e;
 }
 
 nlohmann::json to_json(const RunEvent& e) {
-    return {{"step", e.step}, {"method", e.method}, {"key", e.key}, {"value", e.value}};
+    nlohmann::json j = {{"step", e.step}, {"method", e.method}, {"key", e.key}, {"value", e.value}};
+    if (e.method == "push") j["depth"] = e.depth;
+    return j;
 }
 
 ExperimentSpec parse_spec(const nlohmann::json& j) {

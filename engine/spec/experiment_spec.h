@@ -221,8 +221,12 @@ struct RunEvent {
     std::string method;
     std::string key;
     double value = 0;
+    // method "push" (ICNN runs): key readout | hidden | all, value the fraction of those layers'
+    // constrained coordinates set into the shoulder at θ̃ = depth (σ(depth) < 0.05; pgd: θ = 0).
+    double depth = -4.0;
     bool operator==(const RunEvent& o) const {
-        return step == o.step && method == o.method && key == o.key && value == o.value;
+        return step == o.step && method == o.method && key == o.key && value == o.value &&
+               depth == o.depth;
     }
 };
 

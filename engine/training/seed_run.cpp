@@ -282,7 +282,8 @@ void SeedRun::replay_settings(int step) {
         if (!s.live || !s.active) continue;
         for (const auto& [key, value] : s.spec_settings) s.live->set_live_setting(key, value);
         for (const auto& e : spec_.events)
-            if (e.step < step && e.method == s.label) s.live->set_live_setting(e.key, e.value);
+            if (e.step < step && e.method == s.label && e.method != "push")
+                s.live->set_live_setting(e.key, e.value);
     }
 }
 
@@ -296,6 +297,20 @@ void SeedRun::apply_events(int step) {
     std::vector<RunStore::EventRow> rows;
     for (const auto& e : spec_.events) {
         if (e.step != step) continue;
+        if (e.method == "push") {
+            // The same coordinates for every method of this seed (and this step).
+            const std::uint64_t draw = seed_ ^ 0x9054'0000ULL ^ static_cast<std::uint64_t>(step);
+            for (auto& s : slots_) {
+                if (!s.active) continue;
+                auto* p = dynamic_cast<ShoulderPush*>(s.trainer.get());
+                if (!p)
+                    throw std::runtime_error("method " + s.summary.method +
+                                             " cannot be pushed into the shoulder");
+                const auto [before, after] = p->push_into_shoulder(e.key, e.value, e.depth, draw);
+                rows.push_back({step, s.summary.method, seed_, "push." + e.key, before, after});
+            }
+            continue;
+        }
         for (auto& s : slots_) {
             if (s.label != e.method || !s.active) continue;
             if (!s.live)

@@ -107,6 +107,18 @@ public:
     virtual void set_live_setting(const std::string& key, double value) = 0;
 };
 
+// The push into the readout shoulder (issue 40: `--event STEP:push.LAYERS=FRACTION`): a seeded
+// fraction of the constrained coordinates of the chosen layers ("readout": the last constrained
+// tensor, "hidden": the others, "all"), the same coordinates for every strategy of a seed, is set
+// into the shoulder (PositivityStrategy::push). Returns the fraction of those layers' coordinates
+// in the shoulder (at the reference iterate) before and after.
+class ShoulderPush {
+public:
+    virtual ~ShoulderPush() = default;
+    virtual std::pair<double, double> push_into_shoulder(const std::string& layers, double fraction,
+                                                         double depth, std::uint64_t seed) = 0;
+};
+
 // The trained model as a TorchScript file a PyTorch user loads with torch.jit.load
 // (export/model_export.h). False when this trainer's model has no export.
 class ModelExport {

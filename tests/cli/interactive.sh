@@ -5,6 +5,9 @@
 #               that setting changed, metric for metric from N on (and differs from the parent
 #               after N); events.csv records each change; --resume from a kept state before and
 #               after the event replays it to the same rows (closed-form and ICNN methods)
+#   push        icnn-escape-push in small: the push is an event (events.csv: the shoulder occupancy
+#               of the readout before and after, per method), push_escaped is logged from then
+#               on, and --resume before and after the push gives the same rows
 #   bad_events  malformed events, unknown methods/keys, bad values and forks without kept
 #               states exit 2 naming the fault, and leave no run folder
 set -euo pipefail
@@ -121,6 +124,37 @@ PY
   resume_from "$ie" 30 iafter
   compare_metrics "$ie" iafter same || fail "icnn: resume after the event differs"
   ;;
+push)
+  small=(--out runs --steps 40 --seeds 1 --set log_every=10 --set fork_state_every=1
+         --set icnn.width=16 --set icnn.quadrature_points=500 --set task.n_train=1024
+         --set task.n_test=256 --event 20:push.readout=0.34,depth=-4.5)
+  # The preset's own push is at step 1000: replaced by the one above.
+  run=$("$cli" run icnn-escape-push "${small[@]}" --set 'events=[]' 2>push.err) \
+    || { cat push.err; fail "push run"; }
+  "$py" - "$run" <<'PY' || fail "events.csv / push_escaped of the push run"
+import csv, json, sys
+d = sys.argv[1]
+rows = list(csv.DictReader(open(d + "/events.csv")))
+methods = [m["label"] for m in json.load(open(d + "/spec.json"))["methods"]]
+assert [r["method"] for r in rows] == methods and all(r["key"] == "push.readout" for r in rows), rows
+# 16 readout coordinates, round(0.34 * 16) = 5 pushed: at least 5/16 in the shoulder after.
+for r in rows:
+    assert r["step"] == "20" and float(r["new"]) >= 5 / 16 - 1e-12, r
+    assert float(r["new"]) >= float(r["old"]), r
+spec = json.load(open(d + "/spec.json"))
+assert spec["events"] == [{"step": 20, "method": "push", "key": "readout", "value": 0.34,
+                           "depth": -4.5}], spec["events"]
+esc = [r for r in csv.DictReader(open(d + "/metrics.csv")) if r["metric"] == "push_escaped"]
+assert sorted({int(r["step"]) for r in esc}) == [30, 40], esc
+assert {r["method"] for r in esc} == set(methods)
+assert all(0 <= float(r["value"]) <= 1 for r in esc)
+PY
+  resume_from "$run" 10 pbefore
+  compare_metrics "$run" pbefore same || fail "resume before the push differs"
+  cmp "$run/events.csv" pbefore/events.csv || fail "events.csv after a resume before the push"
+  resume_from "$run" 30 pafter
+  compare_metrics "$run" pafter same || fail "resume after the push differs"
+  ;;
 bad_events)
   base=(cf-regression --out runs --steps 40 --set log_every=20 --set task.n_train=256
         --set task.n_test=64)
@@ -149,6 +183,10 @@ bad_events)
   p2=$("$cli" run "${base[@]}" --set fork_state_every=1 --methods sgd,cf-prox 2>/dev/null) || fail parent2
   expect2 "no state at or before step 10 (its fork steps: 20)" run --fork "$p2" --from-step 10
   expect2 "method 'adam' has no state in the parent" run --fork "$p2" --from-step 20 --methods adam
+  expect2 "events\[0\].method.*a push needs an ICNN run" run "${base[@]}" --event 10:push.readout=0.3
+  expect2 "events\[0\].depth.*σ(θ̃) < 0.05" run icnn-escape --out runs --event 10:push.readout=0.3,depth=-2
+  expect2 "events\[0\].key.*readout, hidden or all" run icnn-escape --out runs --event 10:push.out=0.3
+  expect2 "only ',depth=NUMBER'" run icnn-escape --out runs --event 10:push.all=0.3,deep=-5
   expect2 "fork_state_every.*needs save_state" run "${base[@]}" --set fork_state_every=1 \
     --set save_state=false
   [ "$(ls runs | wc -l)" = 2 ] || fail "a refused fork left a run folder: $(ls runs)"
