@@ -118,7 +118,9 @@ int command_run(const RunArgs& args) {
                      args.resume_dir.c_str(), done, from.c_str());
     }
     if (args.resume_dir.empty()) try {
-            nlohmann::json j = load_spec_source(args.source);
+            // A fork starts from its parent's resolved spec (an older folder's too).
+            nlohmann::json j = args.fork_dir.empty() ? load_spec_source(args.source)
+                                                     : to_json(fork_parent_spec(args.fork_dir));
             // Before the overrides: --set methods.cf-prox.lambda=… may tune a chosen method.
             if (!args.methods.empty()) select_methods(j, args.methods);
             for (const auto& s : args.sets) apply_override(j, s);
@@ -127,6 +129,18 @@ int command_run(const RunArgs& args) {
             if (args.seeds > 0) {
                 j["seeds"] = nlohmann::json::array();
                 for (int i = 0; i < args.seeds; ++i) j["seeds"].push_back(i);
+            }
+            if (!args.events.empty() && (!j.contains("events") || !j["events"].is_array()))
+                j["events"] = nlohmann::json::array();
+            for (const auto& e : args.events) j["events"].push_back(to_json(parse_event_text(e)));
+            if (!args.fork_dir.empty()) {
+                const int step = latest_fork_step(args.fork_dir, args.from_step);
+                j["parent"] = std::filesystem::absolute(args.fork_dir).lexically_normal().string();
+                j["fork_step"] = step;
+                std::fprintf(stderr,
+                             "liftlab-cli: forking %s after step %d (its latest kept state at or "
+                             "before step %d)\n",
+                             args.fork_dir.c_str(), step, args.from_step);
             }
             spec = parse_spec(j);
         } catch (const std::exception& e) {

@@ -13,8 +13,14 @@ struct RunArgs {
     std::string out_dir = "runs";
     std::string methods;            // "adam,cf-prox": only these methods (select_methods)
     std::vector<std::string> sets;  // key=value overrides, applied in order
-    int seeds = 0;                  // > 0: seeds = 0..N-1
-    int steps = 0;                  // > 0: overrides steps
+    // STEP:LABEL.KEY=VALUE live-setting changes (parse_event_text), after the spec's own events.
+    std::vector<std::string> events;
+    // --fork RUN_DIR --from-step N: a child of that run from its kept state at or before N
+    // (the parent's spec.json with the overrides above in place of PRESET|SPEC.json).
+    std::string fork_dir;
+    int from_step = -1;
+    int seeds = 0;  // > 0: seeds = 0..N-1
+    int steps = 0;  // > 0: overrides steps
     // Top-level numeric spec keys set by options (--probe-timeout, --probe-memory), after --set.
     std::vector<std::pair<std::string, double>> numbers;
     std::string figure_format = "png";

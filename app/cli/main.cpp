@@ -48,6 +48,13 @@ usage:
       exit codes: 0 done, 1 every method diverged or failed, 2 bad spec, data or usage,
                   3 a write to the run folder failed (disk full, file size limit) or a data-parallel
                     peer was lost, 130 interrupted
+      --event STEP:LABEL.KEY=VALUE (repeatable): after step STEP, method LABEL's KEY becomes
+                                   VALUE (lr; beta of cf-ridge/cf-full, lambda of cf-prox, rho of
+                                   cf-rls); recorded in spec.json and, as applied, in events.csv
+  liftlab-cli run --fork RUN_DIR --from-step N [--out DIR] [--methods …] [--set …] [--event …]
+                                   [--steps N]
+                                   a child run from RUN_DIR's kept state at or before step N (run
+                                   the parent with --set fork_state_every=K), with these changes
   liftlab-cli run --resume RUN_DIR [--format png|svg|pdf]
                                    continues a killed (or interrupted) run from the state it saved
                                    at its last save (every save_state_seconds, default 30 s),
@@ -136,6 +143,10 @@ int main(int argc, char** argv) {
     QCommandLineOption world_size("world-size", "Run: number of data-parallel ranks.", "N");
     QCommandLineOption master("master", "Run: rendezvous address of rank 0.", "HOST:PORT");
     QCommandLineOption resume("resume", "Run: continue the killed run in DIR.", "DIR");
+    QCommandLineOption event("event", "Run: a live-setting change (repeatable).",
+                             "STEP:LABEL.KEY=VALUE");
+    QCommandLineOption fork("fork", "Run: a child of the run in DIR.", "DIR");
+    QCommandLineOption from_step("from-step", "Fork: the parent's step to start from.", "N");
     QCommandLineOption dist_timeout("dist-timeout",
                                     "Run: seconds before a silent rank is an error.", "S");
     QCommandLineOption probe_timeout(
@@ -150,9 +161,10 @@ int main(int argc, char** argv) {
                              "Claims: read claim ID's runs from RUN_DIR[,RUN_DIR...] (repeatable).",
                              "ID=RUN_DIR");
     QCommandLineOption tune("tune", "Claims: the tuned comparisons outside the full tier too.");
-    parser.addOptions({help, out, set, methods, seeds, steps, format, method, seed, grid, space,
-                       directions, direction_seed, shard, rank, world_size, master, dist_timeout,
-                       resume});
+    parser.addOptions({help,           out,    set,  methods,    seeds,  steps,
+                       format,         method, seed, grid,       space,  directions,
+                       direction_seed, shard,  rank, world_size, master, dist_timeout,
+                       resume,         event,  fork, from_step});
     parser.addOptions({probe_timeout, probe_memory});
     parser.addOptions({tier, only, reuse, tune});
     parser.addPositionalArgument("command", "list | run | merge | report | landscape | claims");
@@ -238,7 +250,7 @@ int main(int argc, char** argv) {
         // The folder's own spec, seeds and steps: nothing may change what the run computes.
         if (pos.size() != 1) return usage_error("run --resume DIR takes no PRESET or SPEC.json");
         for (const auto* o : {&set, &methods, &seeds, &steps, &shard, &rank, &world_size, &master,
-                              &probe_timeout, &probe_memory})
+                              &event, &fork, &from_step, &probe_timeout, &probe_memory})
             if (parser.isSet(*o))
                 return usage_error("run --resume continues the folder's own run: --" +
                                    o->names().first() + " cannot change it");
@@ -248,9 +260,25 @@ int main(int argc, char** argv) {
         return liftlab::cli::command_run(args);
     }
     if (command == "run") {
-        if (pos.size() != 2) return usage_error("run needs one PRESET or SPEC.json");
         liftlab::cli::RunArgs args;
-        args.source = pos[1].toStdString();
+        if (parser.isSet(fork) != parser.isSet(from_step))
+            return usage_error("--fork RUN_DIR and --from-step N go together");
+        if (parser.isSet(fork)) {
+            if (pos.size() != 1) return usage_error("run --fork DIR takes no PRESET or SPEC.json");
+            for (const auto* o : {&seeds, &shard, &rank, &world_size, &master})
+                if (parser.isSet(*o))
+                    return usage_error("run --fork continues the parent's units: --" +
+                                       o->names().first() + " cannot change them");
+            args.fork_dir = parser.value(fork).toStdString();
+            bool ok = false;
+            args.from_step = parser.value(from_step).toInt(&ok);
+            if (!ok || args.from_step < 0)
+                return usage_error("--from-step needs a non-negative integer");
+        } else {
+            if (pos.size() != 2) return usage_error("run needs one PRESET or SPEC.json");
+            args.source = pos[1].toStdString();
+        }
+        for (const QString& e : parser.values(event)) args.events.push_back(e.toStdString());
         args.out_dir = parser.value(out).toStdString();
         if (args.out_dir.empty())
             return usage_error("--out needs a folder (an empty --out would write nothing)");

@@ -22,8 +22,8 @@ int64_t numel_of(const std::vector<int64_t>& shape) {
     return n;
 }
 
-// |N(0, π/(2 n_in))| with n_in the last dimension (docs/methods.md §3.2: the positive init); 1 for a
-// scalar (a user's ICNN may constrain one, e.g. the coefficient of its own quadratic term).
+// |N(0, π/(2 n_in))| with n_in the last dimension (docs/methods.md §3.2: the positive init); 1 for
+// a scalar (a user's ICNN may constrain one, e.g. the coefficient of its own quadratic term).
 torch::Tensor folded_normal(const std::vector<int64_t>& shape) {
     const double n_in = shape.empty() ? 1.0 : static_cast<double>(shape.back());
     return (torch::randn(shape) * std::sqrt(kPi / (2.0 * n_in))).abs();
@@ -225,6 +225,17 @@ void LifterPositivity::perturb_init(double sd, at::Generator& gen) {
     for (size_t i = 0; i < shapes_.size(); ++i) readouts_[i]->bias.copy_(noise[i]);
 }
 
+void LifterPositivity::push(const std::vector<torch::Tensor>& masks, double depth) {
+    if (!options_.slack())
+        throw std::invalid_argument("lifter-noslack: there is no slack bias to push");
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < shapes_.size() && i < masks.size(); ++i) {
+        const auto m = masks[i].reshape({-1}).to(torch::kBool);
+        readouts_[i]->bias.masked_fill_(m, depth);
+        readouts_[i]->weight.masked_fill_(m.unsqueeze(1), 0.0);
+    }
+}
+
 void LifterPositivity::set_independent_batch(const torch::Tensor& independent_batch) {
     independent_batch_ = independent_batch.detach();
 }
@@ -295,6 +306,22 @@ std::vector<torch::Tensor> LifterPositivity::pre_readout(const torch::Tensor& ba
         out.push_back(y.view(shape));
     }
     return out;
+}
+
+void PositivityStrategy::push(const std::vector<torch::Tensor>&, double) {
+    throw std::invalid_argument("this positivity strategy cannot be pushed into the shoulder");
+}
+
+void PgdPositivity::push(const std::vector<torch::Tensor>& masks, double) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_.size() && i < masks.size(); ++i)
+        theta_[i].masked_fill_(masks[i].to(torch::kBool), 0.0);  // pgd's shoulder: θ = 0
+}
+
+void SoftplusPositivity::push(const std::vector<torch::Tensor>& masks, double depth) {
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_tilde_.size() && i < masks.size(); ++i)
+        theta_tilde_[i].masked_fill_(masks[i].to(torch::kBool), depth);
 }
 
 }  // namespace liftlab

@@ -74,6 +74,12 @@ public:
     // (empty: it has none, every gradient stays dense). Their .grad() is then never set: only an
     // optimizer that reads the collectors (FusedAdam::factored) may train them.
     virtual std::vector<FactoredWeight> factor_gradients() { return {}; }
+    // The push into the shoulder (issue 40): the constrained coordinates where masks[i] (one bool
+    // tensor of shapes()[i] per constrained tensor) is true are set into the readout shoulder:
+    // softplus θ̃ = depth; pgd θ = 0; the lifter family b = depth and that coordinate's row of
+    // Θ_E = 0 (so θ̃ = depth whatever the batch). Optimizer moments are left as they are. Throws
+    // std::invalid_argument where the strategy has no such parameter (lifter-noslack).
+    virtual void push(const std::vector<torch::Tensor>& masks, double depth);
 
     const TensorShapes& shapes() const { return shapes_; }
     const TensorShapes& free_shapes() const { return free_shapes_; }
@@ -93,6 +99,7 @@ public:
     void after_step() override;
     void start_from(const std::vector<torch::Tensor>& theta) override;
     void perturb_init(double sd, at::Generator& gen) override;
+    void push(const std::vector<torch::Tensor>& masks, double depth) override;
     bool projected() const override { return true; }
 
 private:
@@ -110,6 +117,7 @@ public:
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void start_from(const std::vector<torch::Tensor>& theta) override;
     void perturb_init(double sd, at::Generator& gen) override;
+    void push(const std::vector<torch::Tensor>& masks, double depth) override;
 
 private:
     Init init_;
@@ -143,6 +151,7 @@ public:
     bool emits_free() const override { return true; }
     bool has_slack() const override { return options_.slack(); }
     void perturb_init(double sd, at::Generator& gen) override;
+    void push(const std::vector<torch::Tensor>& masks, double depth) override;
     // Every readout weight Θ (θ̃ = b + Θ h): ∂ℓ/∂Θ = g hᵀ.
     std::vector<FactoredWeight> factor_gradients() override;
 

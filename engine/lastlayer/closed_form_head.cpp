@@ -1,5 +1,7 @@
 #include "lastlayer/closed_form_head.h"
 
+#include <stdexcept>
+
 #include "core/errors.h"
 #include "run/state_archive.h"
 
@@ -88,6 +90,37 @@ void RlsHead::load_state(const StateArchive& a, const std::string& prefix) {
         stats_.gram = torch::Tensor();
         stats_.cross = torch::Tensor();
     }
+}
+
+namespace {
+// The one setting of a closed form: `key` must be `own`, `value` in its range.
+void check_head_setting(const std::string& key, const char* own, double value, bool valid,
+                        const char* rule) {
+    if (key != own)
+        throw std::invalid_argument(std::string("this closed form's live setting is '") + own +
+                                    "', not '" + key + "'");
+    if (!valid) throw std::invalid_argument(key + " " + rule + ", got " + std::to_string(value));
+}
+}  // namespace
+
+void RidgeHead::set_setting(const std::string& key, double value) {
+    check_head_setting(key, "beta", value, value >= 0, "must be non-negative");
+    beta_ = value;
+}
+
+void ProximalHead::set_setting(const std::string& key, double value) {
+    check_head_setting(key, "lambda", value, value >= 0, "must be non-negative");
+    lambda_ = value;
+}
+
+void RlsHead::set_setting(const std::string& key, double value) {
+    check_head_setting(key, "rho", value, value > 0 && value <= 1, "must lie in (0, 1]");
+    rho_ = value;
+}
+
+void FullDataHead::set_setting(const std::string& key, double value) {
+    check_head_setting(key, "beta", value, value >= 0, "must be non-negative");
+    beta_ = value;
 }
 
 }  // namespace liftlab

@@ -32,6 +32,8 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return beta_; }
+    std::map<std::string, double> settings() const override { return {{"beta", beta_}}; }
+    void set_setting(const std::string& key, double value) override;
 
 private:
     double beta_;
@@ -43,6 +45,8 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
+    std::map<std::string, double> settings() const override { return {{"lambda", lambda_}}; }
+    void set_setting(const std::string& key, double value) override;
 
 private:
     double lambda_;
@@ -54,6 +58,9 @@ public:
     void observe_batch(const torch::Tensor& features, const torch::Tensor& targets) override;
     void observe_statistics(const GramStatistics& batch) override;
     double regulariser() const override { return lambda_; }
+    // ρ only: λ is the initial precision A₀ = λI, spent at the start.
+    std::map<std::string, double> settings() const override { return {{"rho", rho_}}; }
+    void set_setting(const std::string& key, double value) override;
     bool accumulates_gram() const override { return true; }
     void save_state(StateArchive& a, const std::string& prefix) const override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
@@ -72,6 +79,8 @@ public:
     void solve_full(const GramStatistics& stats) override;
     bool accumulates_gram() const override { return true; }
     double regulariser() const override { return beta_; }
+    std::map<std::string, double> settings() const override { return {{"beta", beta_}}; }
+    void set_setting(const std::string& key, double value) override;
 
 private:
     double beta_;

@@ -4,7 +4,9 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,6 +40,12 @@ public:
     virtual void to(const torch::Device& device) = 0;
     // The ridge/proximal strength the closed form uses (0 for gradient heads).
     virtual double regulariser() const { return 0.0; }
+    // The closed form's settings a run may change between steps (β, λ or ρ by their keys; none
+    // for gradient heads) and their setter (Trainer's LiveSettings).
+    virtual std::map<std::string, double> settings() const { return {}; }
+    virtual void set_setting(const std::string& key, double value) {
+        throw std::invalid_argument("this last layer has no live setting '" + key + "'");
+    }
     // What the closed form carries from step to step (W, RLS statistics), for run --resume;
     // a gradient head's weights are parameters(), saved with the backbone's.
     virtual void save_state(StateArchive& a, const std::string& prefix) const {}

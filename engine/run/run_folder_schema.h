@@ -20,12 +20,14 @@ inline constexpr const char* kMetrics = "metrics.csv";   // long format, appende
 inline constexpr const char* kSpectra = "spectra.csv";   // singular values of the features
 inline constexpr const char* kTraces = "traces.csv";     // θ̃ coordinate traces (ICNN family)
 inline constexpr const char* kDwells = "dwells.csv";     // readout-shoulder dwells (ICNN family)
+inline constexpr const char* kEvents = "events.csv";     // live-setting changes (--event)
 inline constexpr const char* kTrajectories = "trajectories";  // <label>_seed<k>.pt checkpoints
 inline constexpr const char* kFigures = "figures";            // the report's figures
 inline constexpr const char* kModels =
     "models";  // <label>_seed<k>.pt: trained models (TorchScript)
 inline constexpr const char* kTestData = "models/test_data.pt";  // the test split (x, y, labels)
-inline constexpr const char* kResume = "resume";  // unit<k>.state: what run --resume continues
+inline constexpr const char* kResume = "resume";      // unit<k>.state: what run --resume continues
+inline constexpr const char* kForkStates = "states";  // unit<k>_step<s>.state: fork points
 inline constexpr const char* kResumeLock = "resume/lock";  // held while a process writes the run
 
 // The header line of each CSV file (without its newline).
@@ -33,6 +35,8 @@ inline constexpr const char* kMetricsColumns = "step,method,seed,metric,value";
 inline constexpr const char* kSpectraColumns = "step,method,seed,index,sigma";
 inline constexpr const char* kTracesColumns = "step,method,seed,coordinate,value";
 inline constexpr const char* kDwellsColumns = "method,seed,dwell";
+// One row per (event, unit) applied: after step `step`, method's `key` went from old to new.
+inline constexpr const char* kEventsColumns = "step,method,seed,key,old,new";
 
 }  // namespace run_folder
 

@@ -182,7 +182,9 @@ RunStore::RunStore(RunStore&& other) noexcept
       metrics_(other.metrics_),
       spectra_(other.spectra_),
       traces_(other.traces_),
-      dwells_(other.dwells_) {
+      dwells_(other.dwells_),
+      events_(other.events_) {
+    other.events_ = nullptr;
     other.metrics_ = nullptr;
     other.spectra_ = nullptr;
     other.traces_ = nullptr;
@@ -190,7 +192,7 @@ RunStore::RunStore(RunStore&& other) noexcept
 }
 
 RunStore::~RunStore() {
-    for (std::FILE* f : {metrics_, spectra_, traces_, dwells_})
+    for (std::FILE* f : {metrics_, spectra_, traces_, dwells_, events_})
         if (f) std::fclose(f);  // errors were seen by close() on the normal path
 }
 
@@ -198,7 +200,8 @@ void RunStore::close() {
     const std::pair<std::FILE**, const char*> files[] = {{&metrics_, run_folder::kMetrics},
                                                          {&spectra_, run_folder::kSpectra},
                                                          {&traces_, run_folder::kTraces},
-                                                         {&dwells_, run_folder::kDwells}};
+                                                         {&dwells_, run_folder::kDwells},
+                                                         {&events_, run_folder::kEvents}};
     std::string error;
     for (auto [f, name] : files) {
         if (!*f) continue;
@@ -260,6 +263,15 @@ void RunStore::append_dwells(const std::string& method, uint64_t seed,
     append_csv(dwells_, run_folder::kDwells, run_folder::kDwellsColumns, rows);
 }
 
+void RunStore::append_events(const std::vector<EventRow>& events) {
+    if (events.empty()) return;
+    std::string rows;
+    for (const auto& e : events)
+        rows += csv_line({std::to_string(e.step), e.method, std::to_string(e.seed), e.key,
+                          c_shortest(e.old_value), c_shortest(e.new_value)});
+    append_csv(events_, run_folder::kEvents, run_folder::kEventsColumns, rows);
+}
+
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (spectra.empty()) return;
     std::string rows;
@@ -272,7 +284,8 @@ void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
 
 const std::vector<const char*>& RunStore::shared_files() {
     static const std::vector<const char*> files = {run_folder::kMetrics, run_folder::kSpectra,
-                                                   run_folder::kTraces, run_folder::kDwells};
+                                                   run_folder::kTraces, run_folder::kDwells,
+                                                   run_folder::kEvents};
     return files;
 }
 

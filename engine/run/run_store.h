@@ -50,11 +50,22 @@ public:
     void append_dwells(const std::string& method, uint64_t seed,
                        const std::vector<int64_t>& dwells);
 
+    // events.csv (step,method,seed,key,old,new): live-setting changes as applied, created on
+    // first use.
+    struct EventRow {
+        int step = 0;
+        std::string method;
+        uint64_t seed = 0;
+        std::string key;
+        double old_value = 0, new_value = 0;
+    };
+    void append_events(const std::vector<EventRow>& events);
+
     // Flushes, fsyncs and closes the CSV files; throws WriteError if any of that fails.
     void close();
 
-    // The byte sizes of the shared CSV files (metrics, spectra, traces, dwells; 0 for one not
-    // yet written), every row so far flushed: what a resume truncates them back to.
+    // The byte sizes of the shared CSV files (metrics, spectra, traces, dwells, events; 0 for one
+    // not yet written), every row so far flushed: what a resume truncates them back to.
     std::vector<std::uint64_t> shared_sizes() const;
     static const std::vector<const char*>& shared_files();
 
@@ -75,6 +86,7 @@ private:
     std::FILE* spectra_ = nullptr;
     std::FILE* traces_ = nullptr;
     std::FILE* dwells_ = nullptr;
+    std::FILE* events_ = nullptr;
     mutable std::string spec_sha256_;
 };
 

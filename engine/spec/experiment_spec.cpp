@@ -677,7 +677,145 @@ void check_task_fit(const ExperimentSpec& s) {
     }
 }
 
+RunEvent parse_run_event(const nlohmann::json& j, const std::string& path) {
+    ObjectReader r(j, path);
+    RunEvent e;
+    for (const char* k : {"step", "method", "key", "value"})
+        if (!r.has(k)) throw SpecError(r.key(k), "is required");
+    r.read("step", e.step);
+    r.read("method", e.method);
+    r.read("key", e.key);
+    r.read("value", e.value);
+    r.read("depth", e.depth);
+    r.finish();
+    return e;
+}
+
+// Events name a method of the spec, a setting it can change, a valid value and a step of the
+// run; a fork names its parent and the step it starts from.
+void check_events_and_fork(const ExperimentSpec& s) {
+    require(s.fork_state_every >= 0, "fork_state_every", "must be non-negative");
+    require(s.fork_state_every == 0 || s.save_state, "fork_state_every",
+            "needs save_state (the fork states are the resume states kept)");
+    for (size_t i = 0; i < s.events.size(); ++i) {
+        const auto& e = s.events[i];
+        const std::string p = "events[" + std::to_string(i) + "]";
+        require(e.step >= 0 && e.step < s.steps, p + ".step",
+                "step " + std::to_string(e.step) + " is not in [0, " + std::to_string(s.steps) +
+                    "): an event at step N acts on steps N+1…");
+        if (e.method == "push") {
+            require(e.key == "readout" || e.key == "hidden" || e.key == "all", p + ".key",
+                    "a push names the layers readout, hidden or all, got '" + e.key + "'");
+            require(e.value > 0 && e.value <= 1, p + ".value",
+                    "the fraction pushed must lie in (0, 1]");
+            const double logit = std::log(0.05 / 0.95);
+            require(std::isfinite(e.depth) && e.depth < logit && e.depth >= -50, p + ".depth",
+                    "must lie in [-50, log(0.05/0.95) ≈ -2.944) so that σ(θ̃) < 0.05");
+            require(is_icnn_task(s.task.kind) && s.icnn.architecture == "liftlab", p + ".method",
+                    "a push needs an ICNN run (icnn-ebm-*, cpflow-*; icnn.architecture liftlab)");
+            continue;
+        }
+        require(e.depth == RunEvent{}.depth, p + ".depth", "only a push has a depth");
+        const MethodSpec* m = nullptr;
+        std::string labels;
+        for (const auto& mm : s.methods) {
+            if (mm.label == e.method) m = &mm;
+            labels += (labels.empty() ? "" : ", ") + mm.label;
+        }
+        require(m != nullptr, p + ".method",
+                "no method labelled '" + e.method + "' (the spec's: " + labels + ")");
+        const auto keys = live_setting_keys(s, *m);
+        std::string list;
+        for (const auto& k : keys) list += (list.empty() ? "" : ", ") + k;
+        require(std::find(keys.begin(), keys.end(), e.key) != keys.end(), p + ".key",
+                "'" + e.key + "' cannot change while " + e.method + " trains" +
+                    (list.empty() ? std::string(" (it has no live settings)")
+                                  : " (its live settings: " + list + ")"));
+        const auto* param = find_method_parameter(e.key);
+        require(std::isfinite(e.value), p + ".value", "must be a finite number");
+        if (e.key == "lr")
+            require(e.value > 0, p + ".value", "a step size must be positive");
+        else if (param && param->valid)
+            require(param->valid(e.value), p + ".value", param->rule);
+    }
+    require(s.fork_step >= 0, "fork_step", "must be non-negative");
+    if (!s.parent.empty())
+        require(s.fork_step < s.steps, "fork_step",
+                "the fork starts after step " + std::to_string(s.fork_step) +
+                    ": steps must be larger (got " + std::to_string(s.steps) + ")");
+    else
+        require(s.fork_step == 0, "fork_step", "is only meaningful with a parent");
+}
+
 }  // namespace
+
+std::vector<std::string> live_setting_keys(const ExperimentSpec& spec, const MethodSpec& method) {
+    const auto& info = method_info(method.name);
+    switch (info.family) {
+        case MethodFamily::Gradient:
+            return {"lr"};
+        case MethodFamily::ClosedForm: {
+            std::vector<std::string> keys = {"lr"};
+            const auto has = [&](const char* k) {
+                return std::find(info.parameters.begin(), info.parameters.end(), k) !=
+                       info.parameters.end();
+            };
+            if (has("rho"))
+                keys.push_back("rho");  // its λ is the initial precision A₀ = λI: fixed
+            else if (has("lambda"))
+                keys.push_back("lambda");
+            if (has("beta")) keys.push_back("beta");
+            return keys;
+        }
+        case MethodFamily::Positivity:
+            if (spec.icnn.architecture == "cpflow-published") return {};
+            return {"lr"};
+        case MethodFamily::Dfiv:
+            return {};
+    }
+    return {};
+}
+
+RunEvent parse_event_text(const std::string& text) {
+    auto bad = [&](const std::string& what) {
+        throw SpecError("--event", "'" + text + "': " + what +
+                                       " (expected STEP:LABEL.KEY=VALUE, e.g. "
+                                       "1500:cf-prox.lambda=10)");
+    };
+    RunEvent e;
+    const auto colon = text.find(':');
+    if (colon == std::string::npos) bad("no ':' after the step");
+    long long step = 0;
+    if (!c_parse_int(std::string_view(text).substr(0, colon), 0, 2147483647LL, &step))
+        bad("the step '" + text.substr(0, colon) + "' is not a non-negative integer");
+    e.step = static_cast<int>(step);
+    const std::string rest = text.substr(colon + 1);
+    const auto eq = rest.find('=');
+    if (eq == std::string::npos) bad("no '=' before the value");
+    const std::string target = rest.substr(0, eq);
+    const auto dot = target.rfind('.');
+    if (dot == std::string::npos || dot == 0 || dot + 1 == target.size())
+        bad("'" + target + "' is not LABEL.KEY");
+    e.method = target.substr(0, dot);
+    e.key = target.substr(dot + 1);
+    std::string value = rest.substr(eq + 1);
+    // A push may add its depth: 1000:push.readout=0.33,depth=-4
+    if (const auto comma = value.find(','); comma != std::string::npos && e.method == "push") {
+        const std::string extra = value.substr(comma + 1);
+        value = value.substr(0, comma);
+        if (extra.rfind("depth=", 0) != 0 || !c_parse_double(extra.substr(6), &e.depth))
+            bad("after the fraction a push takes only ',depth=NUMBER', got '" + extra + "'");
+    }
+    if (!c_parse_double(value, &e.value) || !std::isfinite(e.value))
+        bad("the value '" + value + "' is not a finite number");
+    return e;
+}
+
+nlohmann::json to_json(const RunEvent& e) {
+    nlohmann::json j = {{"step", e.step}, {"method", e.method}, {"key", e.key}, {"value", e.value}};
+    if (e.method == "push") j["depth"] = e.depth;
+    return j;
+}
 
 ExperimentSpec parse_spec(const nlohmann::json& j) {
     ExperimentSpec s;
@@ -724,10 +862,20 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     }
     if (r.has("sweep")) s.sweep = parse_sweep(r.raw("sweep"));
     if (r.has("diagnostics")) s.diagnostics = parse_diagnostics(r.raw("diagnostics"));
+    r.read("fork_state_every", s.fork_state_every);
+    r.read("parent", s.parent);
+    r.read("fork_step", s.fork_step);
+    if (r.has("events")) {
+        const auto& arr = r.raw("events");
+        if (!arr.is_array()) throw SpecError("events", "expected an array, got " + describe(arr));
+        for (size_t i = 0; i < arr.size(); ++i)
+            s.events.push_back(parse_run_event(arr[i], "events[" + std::to_string(i) + "]"));
+    }
     r.finish();
 
     check_run_settings(s);
     check_task_fit(s);
+    check_events_and_fork(s);
     if (!s.sweep.key.empty()) {
         // Every swept value must give a valid spec: check now, not halfway through the run.
         expand_sweep(s);
@@ -819,6 +967,8 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             method[p.key] = p.real ? nlohmann::json(m.*p.real) : nlohmann::json(m.*p.integer);
         methods.push_back(method);
     }
+    nlohmann::json events = nlohmann::json::array();
+    for (const auto& e : s.events) events.push_back(to_json(e));
     return {{"schema_version", kSpecSchemaVersion},
             {"name", s.name},
             {"description", s.description},
@@ -856,6 +1006,10 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"export_models", s.export_models},
             {"save_state", s.save_state},
             {"save_state_seconds", s.save_state_seconds},
+            {"fork_state_every", s.fork_state_every},
+            {"events", events},
+            {"parent", s.parent},
+            {"fork_step", s.fork_step},
             {"probe_timeout_seconds", s.probe_timeout_seconds},
             {"probe_memory_gib", s.probe_memory_gib},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},

@@ -219,6 +219,24 @@ struct DiagnosticsSpec {
     int checkpoint_every = 0;   // trajectory checkpoints for landscapes (0: off)
 };
 
+// A change of one method's live setting during a run (issue 40; `--event STEP:LABEL.KEY=VALUE`):
+// applied once step `step` is trained and logged, so steps step+1… use `value` (step 0: from the
+// first step). Every unit (sweep value × seed) applies it to its method `method` (a label); each
+// application is a row of events.csv. Keys: live_setting_keys().
+struct RunEvent {
+    int step = 0;
+    std::string method;
+    std::string key;
+    double value = 0;
+    // method "push" (ICNN runs): key readout | hidden | all, value the fraction of those layers'
+    // constrained coordinates set into the shoulder at θ̃ = depth (σ(depth) < 0.05; pgd: θ = 0).
+    double depth = -4.0;
+    bool operator==(const RunEvent& o) const {
+        return step == o.step && method == o.method && key == o.key && value == o.value &&
+               depth == o.depth;
+    }
+};
+
 struct ExperimentSpec {
     std::string name = "experiment";
     std::string description;
@@ -253,6 +271,16 @@ struct ExperimentSpec {
     // parameter and optimizer moment: saving one at each log point cost 30 % of a lifter run);
     // 0: at every log point. A resume repeats at most this much training.
     double save_state_seconds = 30.0;
+    // Forking (issue 40, `liftlab-cli run --fork`): every unit also keeps its state at every k-th
+    // log point (states/unit<u>_step<s>.state, never overwritten), the steps a child run can
+    // start from; 0: none kept. Needs save_state.
+    int fork_state_every = 0;
+    // Live-setting changes, in the order given (RunEvent).
+    std::vector<RunEvent> events;
+    // A forked run: its parent run folder (absolute) and the parent's saved step it starts from
+    // (step fork_step + 1 is its first); "" for a run from scratch.
+    std::string parent;
+    int fork_step = 0;
     // A user's TorchScript file (backbone.script, icnn.script) is loaded, checked and run on its
     // probe batch in a child process (training/model_probe.h) that is stopped after this many seconds
     // and may use at most probe_memory_gib GiB of address space (0: half the machine's memory).
@@ -283,6 +311,16 @@ ExperimentSpec parse_spec(const nlohmann::json& j);
 ExperimentSpec parse_recorded_spec(nlohmann::json j, std::vector<std::string>* dropped = nullptr);
 // The fully resolved spec (every default written out); parse_spec(to_json(s)) == s.
 nlohmann::json to_json(const ExperimentSpec& spec);
+
+// The settings of `method` that an event may change mid-run: "lr" (its optimizer's step size:
+// gradient, closed-form and ICNN methods), "beta" (cf-ridge, cf-full), "lambda" (cf-prox),
+// "rho" (cf-rls). Empty for the DFIV methods and the published CP-Flow.
+std::vector<std::string> live_setting_keys(const ExperimentSpec& spec, const MethodSpec& method);
+// `STEP:LABEL.KEY=VALUE` (--event; the key after the last '.' of LABEL.KEY), numbers by C rules.
+// Throws SpecError (key "--event") naming what is wrong; the label and key are checked by
+// parse_spec.
+RunEvent parse_event_text(const std::string& text);
+nlohmann::json to_json(const RunEvent& e);
 
 // Applies `key=value` to a spec in JSON form before parsing. The key is a dotted path; inside
 // `methods` a component may be an index or a method label (methods.cf-prox.lambda=10). The value

@@ -40,6 +40,7 @@ public:
     int64_t steps() const { return t_; }
     // A new step size for the following steps (a schedule); throws unless lr > 0.
     void set_lr(double lr);
+    double lr() const { return lr_; }
     // Moments, step count and step size (run --resume).
     void save_state(StateArchive& a, const std::string& prefix) const;
     void load_state(const StateArchive& a, const std::string& prefix);

@@ -261,6 +261,11 @@ std::map<std::string, double> IcnnTrainer::evaluate_test() {
     torch::NoGradGuard no_grad;
     const auto& x = test_set();
     auto out = model_->evaluate(x, scoring_weights(x));
+    if (push_mask_.defined()) {
+        const auto pushed = push_mask_.sum().item<double>();
+        const auto out_now = push_mask_.logical_and(reference_shoulder().logical_not());
+        out["push_escaped"] = pushed > 0 ? out_now.sum().item<double>() / pushed : 0.0;
+    }
     last_evaluation_ = out;
     if (shoulder_ && shoulder_->observations() > 0) {
         out["shoulder_occupancy"] = shoulder_->occupancy();
@@ -385,6 +390,7 @@ void IcnnTrainer::save_state(StateArchive& a, const std::string& prefix) {
     if (shoulder_) shoulder_->save_state(a, prefix + "shoulder.");
     a.put_int(prefix + "steps", steps_);
     a.put_real(prefix + "step_seconds", step_seconds_);
+    if (push_mask_.defined()) a.put(prefix + "push_mask", push_mask_.to(torch::kUInt8));
 }
 
 void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
@@ -400,6 +406,68 @@ void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
     steps_ = static_cast<int>(a.integer(prefix + "steps"));
     step_seconds_ = a.real(prefix + "step_seconds");
     last_evaluation_.clear();
+    push_mask_ = torch::Tensor();
+    if (a.has(prefix + "push_mask")) {
+        const auto m = a.tensor(prefix + "push_mask");
+        if (m.dim() != 1 || (shoulder_ && m.numel() != shoulder_->coordinates()))
+            throw std::runtime_error("push_mask: wrong size");
+        push_mask_ = m.to(torch::kBool);
+    }
+}
+
+std::map<std::string, double> IcnnTrainer::live_settings() const {
+    return {{"lr", adam_ ? adam_->lr() : optimizer_->param_groups().front().options().get_lr()}};
+}
+
+void IcnnTrainer::set_live_setting(const std::string& key, double value) {
+    if (key != "lr")
+        throw std::invalid_argument("an ICNN strategy's live setting is 'lr', not '" + key + "'");
+    if (!(value > 0)) throw std::invalid_argument("lr must be positive");
+    if (adam_)
+        adam_->set_lr(value);
+    else
+        for (auto& group : optimizer_->param_groups()) group.options().set_lr(value);
+}
+
+torch::Tensor IcnnTrainer::reference_shoulder() {
+    torch::NoGradGuard no_grad;
+    auto& strategy = icnn_->strategy();
+    return shoulder_mask(flat(first_n(reference_pre_readout(), strategy.constrained_count())),
+                         strategy.projected());
+}
+
+std::pair<double, double> IcnnTrainer::push_into_shoulder(const std::string& layers,
+                                                          double fraction, double depth,
+                                                          std::uint64_t seed) {
+    torch::NoGradGuard no_grad;
+    auto& strategy = icnn_->strategy();
+    const auto& shapes = strategy.shapes();
+    auto gen = at::make_generator<at::CPUGeneratorImpl>(seed);
+    std::vector<torch::Tensor> masks, flat_masks, chosen;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+        int64_t n = 1;
+        for (auto d : shapes[i]) n *= d;
+        const bool last = i + 1 == shapes.size();
+        const bool pick = layers == "all" || (layers == "readout" ? last : !last);
+        auto m = torch::zeros({n}, torch::kBool);
+        if (pick && n > 0) {
+            const int64_t k = std::min<int64_t>(
+                n, std::max<int64_t>(1, std::llround(fraction * static_cast<double>(n))));
+            m.index_fill_(0, torch::randperm(n, gen, torch::kLong).narrow(0, 0, k), true);
+        }
+        masks.push_back(m.view(shapes[i]));
+        flat_masks.push_back(m);
+        chosen.push_back(torch::full({n}, pick, torch::kBool));
+    }
+    const auto layer = torch::cat(chosen);
+    auto occupancy = [&] {
+        return reference_shoulder().index({layer}).to(torch::kFloat64).mean().item<double>();
+    };
+    const double before = occupancy();
+    strategy.push(masks, depth);
+    const auto pushed = torch::cat(flat_masks);
+    push_mask_ = push_mask_.defined() ? push_mask_.logical_or(pushed) : pushed;
+    return {before, occupancy()};
 }
 
 bool IcnnTrainer::export_model(const std::string& path) {

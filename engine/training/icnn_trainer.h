@@ -29,7 +29,9 @@ class FusedAdam;     // training/fused_adam.h
 class IcnnTrainer : public Trainer,
                     public DensityDiagnostics,
                     public ModelExport,
-                    public Resumable {
+                    public Resumable,
+                    public LiveSettings,
+                    public ShoulderPush {
 public:
     IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
                 std::uint64_t seed);
@@ -63,6 +65,13 @@ public:
     std::string resume_blocker() const override;
     void save_state(StateArchive& a, const std::string& prefix) override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
+    // "lr": the step size of the strategy's optimizer (lifter, softplus, pgd, …).
+    std::map<std::string, double> live_settings() const override;
+    void set_live_setting(const std::string& key, double value) override;
+    // From then on evaluate_test() also gives push_escaped: the fraction of every coordinate
+    // pushed so far that is out of the shoulder at the reference iterate.
+    std::pair<double, double> push_into_shoulder(const std::string& layers, double fraction,
+                                                 double depth, std::uint64_t seed) override;
 
     Icnn& icnn() { return icnn_; }
     // Every trainable parameter (lifted space, the order of checkpoint()["lifted"]).
@@ -122,6 +131,9 @@ private:
     int steps_ = 0;
     double step_seconds_ = 0;
     std::map<std::string, double> last_evaluation_;  // evaluate_test()'s metrics
+    torch::Tensor push_mask_;  // bool over the flat constrained coordinates pushed (or undefined)
+    // The shoulder mask of the flat constrained coordinates at the reference iterate.
+    torch::Tensor reference_shoulder();
 };
 
 }  // namespace liftlab

@@ -1,5 +1,7 @@
 #include "training/method_trainer.h"
 
+#include <stdexcept>
+
 #include "core/activity.h"
 #include "core/stopwatch.h"
 #include "distributed/communicator.h"
@@ -382,6 +384,18 @@ void MethodTrainer::load_state(const StateArchive& a, const std::string& prefix)
     steps_ = static_cast<int>(a.integer(prefix + "steps"));
     step_seconds_ = a.real(prefix + "step_seconds");
     solve_seconds_ = a.real(prefix + "solve_seconds");
+}
+
+std::map<std::string, double> MethodTrainer::live_settings() const {
+    auto out = head_->settings();
+    out["lr"] = optimizer_->param_groups().front().options().get_lr();
+    return out;
+}
+
+void MethodTrainer::set_live_setting(const std::string& key, double value) {
+    if (key != "lr") return head_->set_setting(key, value);
+    if (!(value > 0)) throw std::invalid_argument("lr must be positive");
+    for (auto& group : optimizer_->param_groups()) group.options().set_lr(value);
 }
 
 bool MethodTrainer::export_model(const std::string& path) {

@@ -28,6 +28,7 @@ class MethodTrainer : public Trainer,
                       public LastLayerAccess,
                       public ModelExport,
                       public Resumable,
+                      public LiveSettings,
                       public DataParallel {
 public:
     MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
@@ -54,6 +55,9 @@ public:
     std::string resume_blocker() const override;
     void save_state(StateArchive& a, const std::string& prefix) override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
+    // "lr" (the optimizer's step size, every param group) and the closed form's setting.
+    std::map<std::string, double> live_settings() const override;
+    void set_live_setting(const std::string& key, double value) override;
 
     bool closed_form() const override { return head_->closed_form(); }
     double step_seconds() const override { return step_seconds_; }

@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
+
+#include "core/c_numbers.h"
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
@@ -82,7 +85,31 @@ MethodRunSummary get_run_summary(const StateArchive& a, const std::string& p) {
     return r;
 }
 
+std::string fork_state_path(const std::string& dir, int unit, int step) {
+    return dir + "/" + run_folder::kForkStates + "/unit" + std::to_string(unit) + "_step" +
+           std::to_string(step) + ".state";
+}
+
 namespace {
+
+// The steps unit `unit` of the run in `dir` kept a fork state at (states/unit<u>_step<s>.state).
+std::set<int> fork_steps_of(const std::string& dir, int unit) {
+    std::set<int> out;
+    const std::string prefix = "unit" + std::to_string(unit) + "_step";
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dir + "/" + run_folder::kForkStates, ec)) {
+        const std::string name = entry.path().filename().string();
+        if (name.rfind(prefix, 0) != 0 || name.size() <= prefix.size() + 6 ||
+            name.substr(name.size() - 6) != ".state")
+            continue;
+        long long step = 0;
+        if (c_parse_int(
+                std::string_view(name).substr(prefix.size(), name.size() - 6 - prefix.size()), 0,
+                2147483647LL, &step))
+            out.insert(static_cast<int>(step));
+    }
+    return out;
+}
 
 std::vector<MethodRunSummary> runs_of(const StateArchive& a) {
     std::vector<MethodRunSummary> out;
@@ -158,9 +185,11 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
     std::vector<std::uint64_t> sizes(RunStore::shared_files().size(), 0);
     if (last >= 0) {
         const auto t = plan->units.at(last).archive->tensor("sizes");
-        if (t.scalar_type() != torch::kInt64 || t.numel() != static_cast<int64_t>(sizes.size()))
+        // A state saved before events.csv existed lists the four other files (events: none).
+        if (t.scalar_type() != torch::kInt64 || t.numel() > static_cast<int64_t>(sizes.size()) ||
+            t.numel() < static_cast<int64_t>(sizes.size()) - 1)
             throw DataError(unit_state_path(dir, last), 0, "bad file sizes");
-        for (size_t i = 0; i < sizes.size(); ++i)
+        for (size_t i = 0; i < static_cast<size_t>(t.numel()); ++i)
             sizes[i] = static_cast<std::uint64_t>(t[static_cast<int64_t>(i)].item<int64_t>());
     }
     for (size_t i = 0; i < sizes.size(); ++i) {
@@ -186,6 +215,88 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
     }
     // (No state at all — killed before the first unit saved one — cuts metrics.csv to nothing:
     // the run store writes its header again.)
+    return plan;
+}
+
+ExperimentSpec fork_parent_spec(const std::string& parent_dir) {
+    return resumable_spec(parent_dir);
+}
+
+int latest_fork_step(const std::string& parent_dir, int step) {
+    const ExperimentSpec parent = fork_parent_spec(parent_dir);
+    const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
+    std::set<int> common;
+    for (int u = 0; u < units; ++u) {
+        const auto steps = fork_steps_of(parent_dir, u);
+        if (u == 0) {
+            common = steps;
+        } else {
+            std::set<int> both;
+            for (int s : steps)
+                if (common.count(s)) both.insert(s);
+            common = both;
+        }
+    }
+    int best = -1;
+    for (int s : common)
+        if (s <= step) best = std::max(best, s);
+    if (best < 0) {
+        std::string have;
+        for (int s : common) have += (have.empty() ? "" : ", ") + std::to_string(s);
+        throw SpecError(
+            "--from-step",
+            parent_dir + " kept no state at or before step " + std::to_string(step) +
+                (common.empty() ? std::string(" (it kept none: run it with --set "
+                                              "fork_state_every=K to keep a state every K log "
+                                              "points)")
+                                : " (its fork steps: " + have + ")"));
+    }
+    return best;
+}
+
+std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
+    auto plan = std::make_shared<ForkPlan>();
+    plan->parent = child.parent;
+    plan->step = child.fork_step;
+    const ExperimentSpec parent = fork_parent_spec(child.parent);
+    // The child continues each of the parent's units: the same seeds and sweep.
+    if (parent.seeds != child.seeds)
+        throw SpecError("seeds",
+                        "a fork keeps its parent's seeds (" + child.parent + " ran other seeds)");
+    if (parent.sweep.key != child.sweep.key || parent.sweep.values != child.sweep.values)
+        throw SpecError(
+            "sweep", "a fork keeps its parent's sweep (" + child.parent + " swept something else)");
+    for (const auto& m : child.methods) {
+        bool found = false;
+        std::string labels;
+        for (const auto& pm : parent.methods) {
+            found = found || pm.label == m.label;
+            labels += (labels.empty() ? "" : ", ") + pm.label;
+        }
+        if (!found)
+            throw SpecError("methods", "method '" + m.label + "' has no state in the parent " +
+                                           child.parent + " (its methods: " + labels +
+                                           "; a swapped method keeps the label it replaces)");
+    }
+    const std::string spec_file = child.parent + "/" + run_folder::kSpec;
+    const std::string digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
+    const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
+    for (int u = 0; u < units; ++u) {
+        const std::string file = fork_state_path(child.parent, u, child.fork_step);
+        if (!fs::exists(file))
+            throw SpecError("fork_step", child.parent + " kept no state of unit " +
+                                             std::to_string(u) + " at step " +
+                                             std::to_string(child.fork_step) + " (" + file + ")");
+        auto a = std::make_shared<StateArchive>(StateArchive::read_file(file));
+        if (a->integer("unit") != u || a->integer("step") != child.fork_step ||
+            a->integer("finished") != 0 || a->has("blocked"))
+            throw DataError(file, 0,
+                            "is not unit " + std::to_string(u) + "'s state at step " +
+                                std::to_string(child.fork_step));
+        if (a->has("spec_sha256") && a->text("spec_sha256") != digest)
+            throw SpecError("parent", spec_file + " changed since the run kept its fork states");
+        plan->units[u] = a;
+    }
     return plan;
 }
 

@@ -47,6 +47,24 @@ ExperimentSpec resumable_spec(const std::string& dir);
 std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
                                                  const ExperimentSpec& spec);
 
+// A forked run (issue 40): the parent's kept states at `step`, by unit. Every method of the
+// child starts from the parent's method of the same label.
+struct ForkPlan {
+    std::string parent;  // the parent run folder
+    int step = 0;        // the child's first step is step + 1
+    std::map<int, std::shared_ptr<StateArchive>> units;
+};
+// The latest step at or before `step` at which every unit of the run in `parent_dir` kept a fork
+// state (spec key fork_state_every). Throws SpecError ("--from-step") naming what there is.
+int latest_fork_step(const std::string& parent_dir, int step);
+// The parent's spec (its spec.json), for the child to start from.
+ExperimentSpec fork_parent_spec(const std::string& parent_dir);
+// Reads the states `child` (parent, fork_step) starts from and checks that they fit it: the same
+// seeds and sweep, every method label in the parent. Throws SpecError / DataError.
+std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child);
+// states/unit<u>_step<s>.state of a run folder.
+std::string fork_state_path(const std::string& dir, int unit, int step);
+
 // One (method, seed) summary in a state archive, under `prefix`.
 void put_run_summary(StateArchive& a, const std::string& prefix, const MethodRunSummary& r);
 MethodRunSummary get_run_summary(const StateArchive& a, const std::string& prefix);

@@ -30,6 +30,9 @@ struct RunOptions {
     Shard shard;
     // Continue the killed run in plan->dir instead of creating a folder (training/resume.h).
     std::shared_ptr<const struct ResumePlan> resume;
+    // A forked run (spec.parent): the parent's states it starts from (training/resume.h). Set by
+    // run_experiment from the spec when null.
+    std::shared_ptr<const struct ForkPlan> fork;
 };
 
 struct MethodRunSummary {

@@ -483,8 +483,11 @@ bool Run::close_as_failed(const std::string& reason) {
 
 }  // namespace
 
-RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& options,
+RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& given,
                          const ProgressCallback& on_progress) {
+    // A forked run starts from its parent's kept states: read and checked before any folder.
+    RunOptions options = given;
+    if (!spec.parent.empty() && !options.fork) options.fork = prepare_fork(spec);
     Run run(spec, options, on_progress);
     try {
         return run.execute();

@@ -104,6 +104,9 @@ void SeedRun::build_slots() {
         s.probe = dynamic_cast<FeatureProbe*>(s.trainer.get());
         s.head = dynamic_cast<LastLayerAccess*>(s.trainer.get());
         s.density = dynamic_cast<DensityDiagnostics*>(s.trainer.get());
+        s.live = dynamic_cast<LiveSettings*>(s.trainer.get());
+        s.label = m.label;
+        if (s.live) s.spec_settings = s.live->live_settings();
         auto* parallel = dynamic_cast<DataParallel*>(s.trainer.get());
         if (options_.communicator &&
             !(parallel && parallel->attach_communicator(options_.communicator)))
@@ -143,7 +146,8 @@ void SeedRun::share_fixed_features() {
     }
 }
 
-void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs) {
+void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs,
+                              bool keep_for_fork) {
     if (!spec_.save_state || options_.out_dir.empty()) return;
     last_state_save_ = std::chrono::steady_clock::now();
     auto a = std::make_shared<StateArchive>();
@@ -176,9 +180,25 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
         seq = ++pending_state_->seq;
         pending_state_->archive = a;
     }
-    reporter_.write_ordered(where_.unit, [pending = pending_state_, seq,
-                                          unit = where_.unit](RunStore& store) {
+    reporter_.write_ordered(where_.unit, [pending = pending_state_, seq, unit = where_.unit,
+                                          fork_copy = keep_for_fork ? a : nullptr,
+                                          step](RunStore& store) {
         std::lock_guard<std::mutex> lock(pending->mutex);
+        if (fork_copy) {
+            // Kept whatever later state replaces the resume one (a fork point).
+            auto& kept = *fork_copy;
+            const auto sizes = store.shared_sizes();
+            kept.put("sizes", torch::tensor(std::vector<int64_t>(sizes.begin(), sizes.end()),
+                                            torch::kInt64));
+            if (const auto digest = store.spec_sha256(); !digest.empty())
+                kept.put_text("spec_sha256", digest);
+            const std::string dir = store.path(run_folder::kForkStates);
+            std::error_code ec;
+            std::filesystem::create_directories(dir, ec);
+            if (ec) throw WriteError(dir, ec.message());
+            write_file_atomic(fork_state_path(store.dir(), unit, step), kept.serialize(),
+                              /*durable=*/false);
+        }
         if (pending->seq != seq || !pending->archive) return;  // a later state replaced it
         auto& state = *pending->archive;
         // What the shared files hold now: every row up to this state, nothing after it.
@@ -192,31 +212,50 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
     });
 }
 
-void SeedRun::restore(const UnitResumeState& state) {
-    const StateArchive& a = *state.archive;
+void SeedRun::restore(const StateArchive& a, int step, const std::string& dir,
+                      const std::string& file, bool fork) {
     for (size_t i = 0; i < slots_.size(); ++i) {
         auto& s = slots_[i];
-        const std::string p = "s" + std::to_string(i) + ".";
+        // A fork takes the parent's method of the same label (its slot may be elsewhere).
+        size_t j = i;
+        if (fork) {
+            for (j = 0; a.has("s" + std::to_string(j) + ".summary.method"); ++j)
+                if (a.text("s" + std::to_string(j) + ".summary.method") == s.summary.method) break;
+            if (!a.has("s" + std::to_string(j) + ".summary.method"))
+                throw DataError(file, 0, "holds no state of method " + s.summary.method);
+        }
+        const std::string p = "s" + std::to_string(j) + ".";
         const auto saved = get_run_summary(a, p + "summary.");
         if (saved.method != s.summary.method || saved.seed != s.summary.seed)
-            throw DataError(unit_state_path(options_.resume->dir, where_.unit), 0,
+            throw DataError(file, 0,
                             "holds method " + saved.method + ", seed " +
                                 std::to_string(saved.seed) + " where the spec has " +
                                 s.summary.method + ", seed " + std::to_string(s.summary.seed));
+        const std::string name = s.summary.name;
         s.summary = saved;
+        if (fork) s.summary.name = name;  // a swapped method keeps the label it replaces
         s.active = a.integer(p + "active") != 0;
         s.loss_sum = a.real(p + "loss_sum");
         s.loss_count = static_cast<int>(a.integer(p + "loss_count"));
         s.first_loss = a.real(p + "first_loss");
         s.dwells_written = static_cast<size_t>(a.integer(p + "dwells_written"));
-        if (s.active) dynamic_cast<Resumable&>(*s.trainer).load_state(a, p + "t.");
+        if (s.active) {
+            try {
+                dynamic_cast<Resumable&>(*s.trainer).load_state(a, p + "t.");
+            } catch (const std::exception& e) {
+                if (!fork) throw;
+                throw DataError(file, 0,
+                                "method " + s.summary.method + " (" + name +
+                                    ") cannot start from the parent's state: " + e.what());
+            }
+        }
         // The trajectory file holds at least the state's checkpoints (it is written first).
         const auto n = a.integer(p + "checkpoints");
         s.checkpoint_steps.clear();
         s.checkpoints.clear();
         s.trajectory_dirty = false;
         if (n > 0) {
-            const std::string file = options_.resume->dir + "/" + run_folder::kTrajectories + "/" +
+            const std::string file = dir + "/" + run_folder::kTrajectories + "/" +
                                      to_safe_path_component(s.summary.method) + "_seed" +
                                      std::to_string(seed_) + ".pt";
             std::vector<torch::Tensor> t;
@@ -235,6 +274,60 @@ void SeedRun::restore(const UnitResumeState& state) {
             }
         }
     }
+    replay_settings(step);
+}
+
+void SeedRun::replay_settings(int step) {
+    for (auto& s : slots_) {
+        if (!s.live || !s.active) continue;
+        for (const auto& [key, value] : s.spec_settings) s.live->set_live_setting(key, value);
+        for (const auto& e : spec_.events)
+            if (e.step < step && e.method == s.label && e.method != "push")
+                s.live->set_live_setting(e.key, e.value);
+    }
+}
+
+bool SeedRun::has_event_at(int step) const {
+    for (const auto& e : spec_.events)
+        if (e.step == step) return true;
+    return false;
+}
+
+void SeedRun::apply_events(int step) {
+    std::vector<RunStore::EventRow> rows;
+    for (const auto& e : spec_.events) {
+        if (e.step != step) continue;
+        if (e.method == "push") {
+            // The same coordinates for every method of this seed (and this step).
+            const std::uint64_t draw = seed_ ^ 0x9054'0000ULL ^ static_cast<std::uint64_t>(step);
+            for (auto& s : slots_) {
+                if (!s.active) continue;
+                auto* p = dynamic_cast<ShoulderPush*>(s.trainer.get());
+                if (!p)
+                    throw std::runtime_error("method " + s.summary.method +
+                                             " cannot be pushed into the shoulder");
+                const auto [before, after] = p->push_into_shoulder(e.key, e.value, e.depth, draw);
+                rows.push_back({step, s.summary.method, seed_, "push." + e.key, before, after});
+            }
+            continue;
+        }
+        for (auto& s : slots_) {
+            if (s.label != e.method || !s.active) continue;
+            if (!s.live)
+                throw std::runtime_error("method " + s.summary.method +
+                                         " cannot change its settings while it trains");
+            const auto now = s.live->live_settings();
+            const auto it = now.find(e.key);
+            if (it == now.end())
+                throw std::runtime_error("method " + s.summary.method + " has no live setting '" +
+                                         e.key + "'");
+            s.live->set_live_setting(e.key, e.value);
+            rows.push_back({step, s.summary.method, seed_, e.key, it->second, e.value});
+        }
+    }
+    if (rows.empty() || options_.out_dir.empty()) return;
+    reporter_.write_ordered(
+        where_.unit, [rows = std::move(rows)](RunStore& store) { store.append_events(rows); });
 }
 
 void SeedRun::run() {
@@ -264,11 +357,25 @@ void SeedRun::run() {
     }
     int first_step = 1;
     if (resumed) {
-        restore(*resumed);
+        restore(*resumed->archive, resumed->step, options_.resume->dir,
+                unit_state_path(options_.resume->dir, where_.unit), /*fork=*/false);
         first_step = resumed->step + 1;
         // The fixed features' one spectrum, if any, is in the folder already.
         const int first_spectrum = std::min(spec_.diagnostics.spectrum_every, spec_.steps);
         fixed_spectrum_logged_ = first_spectrum > 0 && resumed->step >= first_spectrum;
+    } else if (options_.fork) {
+        // A forked run: from the parent's state of this unit at the fork step.
+        const auto& fork = *options_.fork;
+        const auto it = fork.units.find(where_.unit);
+        if (it == fork.units.end())
+            throw DataError(fork.parent, 0,
+                            "kept no state of unit " + std::to_string(where_.unit) + " at step " +
+                                std::to_string(fork.step));
+        restore(*it->second, fork.step, fork.parent,
+                fork_state_path(fork.parent, where_.unit, fork.step), /*fork=*/true);
+        first_step = fork.step + 1;
+        const int first_spectrum = std::min(spec_.diagnostics.spectrum_every, spec_.steps);
+        fixed_spectrum_logged_ = first_spectrum > 0 && fork.step >= first_spectrum;
     }
     std::vector<MethodRunSummary> starting;
     for (const auto& s : slots_) starting.push_back(s.summary);
@@ -279,8 +386,8 @@ void SeedRun::run() {
     // its rows begin. (Others need none: without a state of its own a unit starts afresh after
     // the last unit that saved one.)
     last_state_save_ = std::chrono::steady_clock::now();
-    if (!resumed && !resume_blocker_.empty()) save_unit_state(0, false);
-    if (!resumed && spec_.log_initial && !log_initial_metrics()) {
+    if (!resumed && !options_.fork && !resume_blocker_.empty()) save_unit_state(0, false);
+    if (!resumed && !options_.fork && spec_.log_initial && !log_initial_metrics()) {
         cancelled_ = true;
         finish();
         return;
@@ -291,6 +398,7 @@ void SeedRun::run() {
     caller_threads_ = torch::get_num_threads();
     if (groups_ > 1) set_compute_threads(1);
     for (int step = first_step; step <= spec_.steps; ++step) {
+        apply_events(step - 1);  // an event at step N acts on steps N+1…
         const int last = groups_ > 1 ? next_sync_step(step) : step;
         if (!train_steps(step, last)) {
             cancelled_ = true;
@@ -355,7 +463,7 @@ int SeedRun::next_sync_step(int step) const {
     const auto& d = spec_.diagnostics;
     for (;; ++step)
         if (step % spec_.log_every == 0 || step == spec_.steps || every(step, d.spectrum_every) ||
-            every(step, d.one_step_every) || every(step, d.checkpoint_every))
+            every(step, d.one_step_every) || every(step, d.checkpoint_every) || has_event_at(step))
             return step;
 }
 
@@ -470,11 +578,14 @@ bool SeedRun::observe(int step) {
     if (log_now && !options_.out_dir.empty()) {
         // After this log point's rows, at most every save_state_seconds (the finished state
         // follows the last step anyway); a unit that cannot be resumed mid-way saves none.
+        // Every fork_state_every-th log point the state is kept too (a fork point).
         const auto now = std::chrono::steady_clock::now();
+        const bool fork_point = spec_.fork_state_every > 0 && !last &&
+                                step % (spec_.log_every * spec_.fork_state_every) == 0;
         if (resume_blocker_.empty() && !last &&
-            std::chrono::duration<double>(now - last_state_save_).count() >=
-                spec_.save_state_seconds)
-            save_unit_state(step, false);
+            (fork_point || std::chrono::duration<double>(now - last_state_save_).count() >=
+                               spec_.save_state_seconds))
+            save_unit_state(step, false, {}, fork_point);
     }
     return go_on;
 }

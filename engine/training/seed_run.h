@@ -64,6 +64,10 @@ private:
         FeatureProbe* probe = nullptr;
         LastLayerAccess* head = nullptr;
         DensityDiagnostics* density = nullptr;
+        LiveSettings* live = nullptr;
+        std::string label;  // the spec's method label (events name it), without a sweep suffix
+        // Its live settings as the spec sets them (before any event).
+        std::map<std::string, double> spec_settings;
         MethodRunSummary summary;
         bool active = true;
         double loss_sum = 0;  // batch losses since the last log point
@@ -82,8 +86,19 @@ private:
     void share_fixed_features();
     // resume/unit<k>.state (training/resume.h) through the ordered writes, after this log
     // point's rows: only the latest pending state is kept and written.
-    void save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs = {});
-    void restore(const struct UnitResumeState& state);
+    // keep_for_fork: also states/unit<k>_step<s>.state, never overwritten (fork_state_every).
+    void save_unit_state(int step, bool finished, const std::vector<MethodRunSummary>& runs = {},
+                         bool keep_for_fork = false);
+    // A saved state of this unit (run --resume) or, fork = true, of the parent's unit (its
+    // methods found by label): `dir` holds its trajectories, `file` names it in errors.
+    void restore(const StateArchive& a, int step, const std::string& dir, const std::string& file,
+                 bool fork);
+    // After a restore to `step`: the live settings the spec and the events before `step` give.
+    void replay_settings(int step);
+    // The events at `step`, applied to the live trainers (after that step, before the next)
+    // and written to events.csv.
+    void apply_events(int step);
+    bool has_event_at(int step) const;
     void finish_slot(Slot& s, RunStatus status, int step, const std::string& reason);
     Ending train_slot(Slot& s, int step);
     bool stop_requested() const;

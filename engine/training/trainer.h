@@ -95,6 +95,30 @@ public:
     virtual void load_state(const StateArchive& a, const std::string& prefix) = 0;
 };
 
+// Settings a running trainer can change between two steps (issue 40: `--event`, events.csv):
+// its optimizer's step size "lr" and its closed form's "beta", "lambda" or "rho" — the keys of
+// live_setting_keys() (spec/experiment_spec.h) for its method.
+class LiveSettings {
+public:
+    virtual ~LiveSettings() = default;
+    // Every live setting with its value now.
+    virtual std::map<std::string, double> live_settings() const = 0;
+    // From the next step on; throws std::invalid_argument for a key it does not have.
+    virtual void set_live_setting(const std::string& key, double value) = 0;
+};
+
+// The push into the readout shoulder (issue 40: `--event STEP:push.LAYERS=FRACTION`): a seeded
+// fraction of the constrained coordinates of the chosen layers ("readout": the last constrained
+// tensor, "hidden": the others, "all"), the same coordinates for every strategy of a seed, is set
+// into the shoulder (PositivityStrategy::push). Returns the fraction of those layers' coordinates
+// in the shoulder (at the reference iterate) before and after.
+class ShoulderPush {
+public:
+    virtual ~ShoulderPush() = default;
+    virtual std::pair<double, double> push_into_shoulder(const std::string& layers, double fraction,
+                                                         double depth, std::uint64_t seed) = 0;
+};
+
 // The trained model as a TorchScript file a PyTorch user loads with torch.jit.load
 // (export/model_export.h). False when this trainer's model has no export.
 class ModelExport {
