@@ -21,6 +21,7 @@ import tempfile
 LAYERS = [
     "pch",          # the precompiled LibTorch header
     "core",         # errors, numbers, BLAS, devices, bounded input: no other engine header
+    "stats",        # hypothesis tests and intervals (the claims' verdicts)
     "run",          # the run folder, its records, state archives, the tensor cache
     "lastlayer",    # closed-form and gradient heads, the proximal solve
     "methods",      # the registry of methods and task kinds (torch-free lookups)
@@ -35,6 +36,7 @@ LAYERS = [
     "export",       # model export
     "builtins",     # the registered entries: every head, strategy and task kind
     "training",     # runner, trainers, resume
+    "claims",       # the seeds' claims: registry, runs, verdicts
 ]
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')

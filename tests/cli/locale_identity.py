@@ -100,7 +100,7 @@ def parse_state(data):
 def masked_state(path, run_dir):
     """A resume state: its index and tensors, the finals' times masked, `sizes` checked."""
     magic, head, raw = parse_state(open(path, "rb").read())
-    shared = ["metrics.csv", "spectra.csv", "traces.csv", "dwells.csv"]
+    shared = ["metrics.csv", "spectra.csv", "traces.csv", "dwells.csv", "events.csv"]
     out = [magic]
     for key in sorted(head):
         entry = head[key]

@@ -360,7 +360,8 @@ TEST(WindowTrust, CompareKeepsColoursAndStylesAndReopensFromItsFile) {
             << view->tabKey(i).toStdString();
     EXPECT_TRUE(view->emptyReason(RunView::LandscapeTab).contains("one run at a time"));
     for (int i = RunView::TabCount; i < view->tabCount(); ++i)  // the cost bars compare
-        EXPECT_TRUE(view->hasContent(i)) << view->tabKey(i).toStdString();
+        if (view->tabKey(i) != "claims")  // a claims folder's table, not a run's figure
+            EXPECT_TRUE(view->hasContent(i)) << view->tabKey(i).toStdString();
     view->setCurrentIndex(RunView::CurvesTab);
     screenshot(window.get(), "compare-eight-methods");
 
