@@ -48,7 +48,8 @@ std::string signal_name(int signal);
 std::uint64_t physical_memory_bytes();
 
 // In the child, before anything else: at most `address_space_bytes` of virtual memory
-// (RLIMIT_AS; 0: no limit), SIGKILL when the parent (process id `parent`, 0: not checked) dies,
+// (RLIMIT_AS; 0: no limit; not applied in an AddressSanitizer build, whose shadow memory alone
+// exceeds any such limit), SIGKILL when the parent (process id `parent`, 0: not checked) dies,
 // SIGALRM after `seconds` (a child left behind cannot run on). Returns "" or what could not be set.
 std::string limit_this_process(std::uint64_t address_space_bytes, double seconds, long parent);
 
