@@ -304,6 +304,7 @@ void MainWindow::onRunEnded(bool ok, const QString& runDir, bool curvesFromFolde
     setRunning(false);
     lastRunDir_ = runDir;
     if (curvesFromFolder) openedRun_ = runDir;
+    if (!runDir.isEmpty()) curves_->loadEvents(runDir);  // its events.csv, as it was applied
     // The finished run can be run again as it was.
     controls_->setRerunTarget(runDir.isEmpty() ? QString() : QFileInfo(runDir).fileName());
     updateResumeState();

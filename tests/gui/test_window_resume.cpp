@@ -1,5 +1,6 @@
 // Issue 40 in the window: Resume run continues a stopped run folder through the toolbar, as
-// `liftlab-cli run --resume` does, to the final metrics of an uninterrupted run.
+// `liftlab-cli run --resume` does, to the final metrics of an uninterrupted run; the events of a
+// run folder (events.csv) are drawn on the curves as markers with their labels.
 #include <gtest/gtest.h>
 #include <QAction>
 #include <QDir>
@@ -21,7 +22,9 @@
 #include "run_controls.h"
 #include "run_folder_data.h"
 #include "spec/experiment_spec.h"
+#include "spec/presets.h"
 #include "spec_editor.h"
+#include "training/runner.h"
 #include "training_session.h"
 
 using liftlab::MainWindow;
@@ -187,4 +190,45 @@ TEST(WindowResume, AFolderWithoutStatesLeavesResumeOffSayingWhy) {
     EXPECT_FALSE(w.resumeRun());
     EXPECT_TRUE(w.statusText().contains("Cannot resume")) << w.statusText().toStdString();
     EXPECT_FALSE(w.session()->isRunning());
+}
+
+TEST(WindowEvents, AnOpenedRunWithEventsShowsTheirMarkersAndOneWithoutNone) {
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    nlohmann::json j = liftlab::load_spec_source("cf-regression");
+    j["steps"] = 40;
+    j["log_every"] = 10;
+    j["seeds"] = nlohmann::json::array({0, 1});
+    j["diagnostics"]["spectrum_every"] = 0;
+    j["diagnostics"]["one_step_every"] = 0;
+    j["events"] = nlohmann::json::array();
+    for (const char* e : {"20:cf-prox.lambda=10", "30:adam.lr=0.0005"})
+        j["events"].push_back(liftlab::to_json(liftlab::parse_event_text(e)));
+    liftlab::RunOptions options;
+    options.out_dir = out.filePath(QStringLiteral("with")).toStdString();
+    const auto withEvents = liftlab::run_experiment(liftlab::parse_spec(j), options);
+    ASSERT_EQ(withEvents.status, liftlab::RunStatus::Ok);
+    j.erase("events");
+    options.out_dir = out.filePath(QStringLiteral("without")).toStdString();
+    const auto without = liftlab::run_experiment(liftlab::parse_spec(j), options);
+    ASSERT_EQ(without.status, liftlab::RunStatus::Ok);
+
+    MainWindow w;
+    ASSERT_TRUE(w.openRun(QString::fromStdString(withEvents.run_dir)));
+    // Two seeds applied each event: one marker per event, in step order.
+    const QStringList labels = w.curvePanel()->eventMarkerLabels();
+    ASSERT_EQ(w.curvePanel()->eventMarkerCount(), 2) << labels.join(" | ").toStdString();
+    EXPECT_TRUE(labels[0].startsWith(QStringLiteral("cf-prox.lambda 100")))
+        << labels[0].toStdString();
+    EXPECT_TRUE(labels[0].endsWith(QStringLiteral("\u219210"))) << labels[0].toStdString();
+    EXPECT_TRUE(labels[1].startsWith(QStringLiteral("adam.lr "))) << labels[1].toStdString();
+    // In the method's colour, kept when the shown metric changes.
+    EXPECT_EQ(w.curvePanel()->eventMarkerColour(0),
+              w.curvePanel()->seriesPenOf(QStringLiteral("cf-prox")).color());
+    w.showMetric(QStringLiteral("train_loss"));
+    EXPECT_EQ(w.curvePanel()->eventMarkerCount(), 2);
+
+    ASSERT_TRUE(w.openRun(QString::fromStdString(without.run_dir)));
+    EXPECT_EQ(w.curvePanel()->eventMarkerCount(), 0);
+    EXPECT_TRUE(w.curvePanel()->eventMarkerLabels().isEmpty());
 }
