@@ -31,7 +31,7 @@ using liftlab::MainWindow;
 
 namespace {
 
-constexpr int kRunTimeoutMs = 120000;
+constexpr int kResumeTestTimeoutMs = 120000;
 
 // A short cf-regression run in the window (60 steps), run once and opened, so that the form
 // holds its fully resolved spec.json (the All settings box then lists every key, such as
@@ -42,7 +42,7 @@ void prepareShortRun(MainWindow& w, const QString& out) {
     w.setSteps(60);
     w.startRun();
     ASSERT_TRUE(w.session()->isRunning()) << w.statusText().toStdString();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kResumeTestTimeoutMs));
     ASSERT_TRUE(w.openRun(w.lastRunDir()));
     ASSERT_EQ(w.outputDir(), out);
 }
@@ -108,7 +108,7 @@ TEST(WindowResume, StoppedRunResumedFromTheToolbarEndsAsAnUninterruptedRun) {
     // The uninterrupted run: finished, so nothing to resume.
     QTest::mouseClick(start, Qt::LeftButton);
     ASSERT_TRUE(w.session()->isRunning()) << w.statusText().toStdString();
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kResumeTestTimeoutMs));
     const QString full = w.lastRunDir();
     ASSERT_EQ(summaryStatus(full), "ok");
     EXPECT_FALSE(resume->isEnabled());
@@ -125,11 +125,11 @@ TEST(WindowResume, StoppedRunResumedFromTheToolbarEndsAsAnUninterruptedRun) {
     QTest::mouseClick(start, Qt::LeftButton);
     ASSERT_TRUE(w.session()->isRunning());
     EXPECT_FALSE(resume->isEnabled());  // never while a run goes on
-    ASSERT_TRUE(QTest::qWaitFor([&] { return w.session()->isPaused(); }, kRunTimeoutMs))
+    ASSERT_TRUE(QTest::qWaitFor([&] { return w.session()->isPaused(); }, kResumeTestTimeoutMs))
         << "the run ended before it could be held: " << w.statusText().toStdString();
     QObject::disconnect(hold);
     QTest::mouseClick(stop, Qt::LeftButton);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kResumeTestTimeoutMs));
     const QString stopped = w.lastRunDir();
     ASSERT_FALSE(stopped.isEmpty());
     ASSERT_NE(stopped, full);
@@ -146,7 +146,7 @@ TEST(WindowResume, StoppedRunResumedFromTheToolbarEndsAsAnUninterruptedRun) {
     ASSERT_TRUE(w.session()->isRunning()) << w.statusText().toStdString();
     EXPECT_FALSE(resume->isEnabled());
     EXPECT_TRUE(stop->isEnabled());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kResumeTestTimeoutMs));
     EXPECT_TRUE(w.statusText().contains("Finished")) << w.statusText().toStdString();
     EXPECT_EQ(QDir::cleanPath(w.lastRunDir()), QDir::cleanPath(stopped));
     EXPECT_EQ(summaryStatus(stopped), "ok");
@@ -171,7 +171,7 @@ TEST(WindowResume, AFolderWithoutStatesLeavesResumeOffSayingWhy) {
     ASSERT_TRUE(w.specEditor()->setValue(QStringLiteral("save_state"), QStringLiteral("false")));
     w.startRun();
     ASSERT_TRUE(w.session()->isRunning());
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kRunTimeoutMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kResumeTestTimeoutMs));
     const QString dir = w.lastRunDir();
     QAction* resume = w.runControls()->resumeRunAction();
     EXPECT_FALSE(resume->isEnabled());
