@@ -262,7 +262,8 @@ int command_run(const RunArgs& args) {
             for (const auto& path : render_report(result.run_dir, args.figure_format))
                 std::fprintf(stderr, "figure: %s\n", path.c_str());
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "liftlab-cli: figures not written: %s\n", error_message(e).c_str());
+            std::fprintf(stderr, "liftlab-cli: figures not written: %s\n",
+                         error_message(e).c_str());
         }
     }
     std::fprintf(stderr, "run folder (status %s):\n", to_string(result.status));

@@ -13,8 +13,8 @@
 #include <limits>
 #include <regex>
 
-#include "core/c_numbers.h"
 #include "core/activity.h"
+#include "core/c_numbers.h"
 #include "interrupt.h"
 #include "landscape_panel.h"
 #include "run/run_store.h"

@@ -1,9 +1,9 @@
 // LibTorch first: Qt's `slots` and `signals` macros must not meet its headers (this file is kept
 // out of the unity batches for the same reason).
+#include "training/model_probe.h"
 #include "core/error_text.h"
 #include "core/errors.h"
 #include "data/dataset.h"
-#include "training/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "nn/torchscript_inspect.h"
 #include "nn/torchscript_module.h"
@@ -45,8 +45,8 @@ ModelProbeResult probeModel(const ModelProbeRequest& request, const std::atomic<
     const std::string key = request.icnn ? "icnn.script" : "backbone.script";
     try {
         // Untrusted until checked: the reading, the load and the forward pass run first in a
-        // child process (engine/training/model_probe.h) under the spec's time and memory limits; a file
-        // that crashes or hangs LibTorch is only refused. The checked file is then read here.
+        // child process (engine/training/model_probe.h) under the spec's time and memory limits; a
+        // file that crashes or hangs LibTorch is only refused. The checked file is then read here.
         ExperimentSpec spec = parse_spec(request.spec);
         for (const auto& p : inspect_torchscript_in_child(file, key, probe_limits(spec), &cancel)) {
             out.names << QString::fromStdString(p.name);

@@ -166,8 +166,8 @@ QString RunMonitor::showOpened(const std::vector<std::shared_ptr<const RunFolder
                             runCaption(dirs[int(i)], *runs[i]));
         }
         title = tr("Comparing %1").arg(names.join(QStringLiteral(" · ")));
-        caption = tr("Line style tells the runs apart, colour the methods:") +
-                  QLatin1Char('\n') + key.join(QLatin1Char('\n'));
+        caption = tr("Line style tells the runs apart, colour the methods:") + QLatin1Char('\n') +
+                  key.join(QLatin1Char('\n'));
     }
     p_.curves->showRuns(shown, title, caption);
     QStringList metrics;

@@ -1,4 +1,4 @@
-// The claims table as data (`liftlab-cli claims`, docs/incoming/claims.md): each claim of the two
+// The claims table as data (`liftlab-cli claims`, docs/cli.md): each claim of the two
 // technical summaries LiftLab started from, the runs that test it at each tier, the statistic and
 // the test its verdict rests on, and the paper's number. One entry per claim in
 // claim_registry.cpp; adding a claim is one more entry.

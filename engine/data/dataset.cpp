@@ -249,7 +249,7 @@ Dataset make_dataset_unchecked(const TaskSpec& task, const DataProgress& progres
 }  // namespace
 
 // task.split = "validation": the last round(fraction · n) training rows become the scored split
-// and leave the training split; the test split is dropped unread (docs/incoming/claims.md).
+// and leave the training split; the test split is dropped unread (docs/methods.md §13.4).
 Dataset hold_out_validation(Dataset d, const TaskSpec& task) {
     const int64_t n = d.n_train();
     const int64_t n_val = std::llround(task.validation_fraction * static_cast<double>(n));

@@ -45,8 +45,7 @@ torch::Tensor TorchScriptBackbone::features(const torch::Tensor& x) {
 
 std::string TorchScriptBackbone::features_expression(const std::string& value) const {
     // The probe saw the features' rank: row_dims_ + 1 after flattening, more before it.
-    return "torch.flatten(" + value + selector_ + ", " + std::to_string(row_dims_) +
-           ").float()";
+    return "torch.flatten(" + value + selector_ + ", " + std::to_string(row_dims_) + ").float()";
 }
 
 std::vector<torch::Tensor> TorchScriptBackbone::parameters() {

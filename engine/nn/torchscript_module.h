@@ -27,8 +27,8 @@ struct LoadedTorchScript {
 // Loads `path`, converted to float32. Throws SpecError(key, "<path>: what is wrong") when the file
 // is missing or not regular, is not a TorchScript archive, has no forward method or no parameter.
 // With `expected_sha256`, bytes with another SHA-256 are refused (SpecError on key + "_sha256")
-// before LibTorch reads them: a file checked in the model probe's child (training/model_probe.h) and
-// replaced since is never loaded in-process.
+// before LibTorch reads them: a file checked in the model probe's child (training/model_probe.h)
+// and replaced since is never loaded in-process.
 LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
                                    const std::string& expected_sha256 = "");
 

@@ -282,8 +282,9 @@ struct ExperimentSpec {
     std::string parent;
     int fork_step = 0;
     // A user's TorchScript file (backbone.script, icnn.script) is loaded, checked and run on its
-    // probe batch in a child process (training/model_probe.h) that is stopped after this many seconds
-    // and may use at most probe_memory_gib GiB of address space (0: half the machine's memory).
+    // probe batch in a child process (training/model_probe.h) that is stopped after this many
+    // seconds and may use at most probe_memory_gib GiB of address space (0: half the machine's
+    // memory).
     double probe_timeout_seconds = 60.0;
     double probe_memory_gib = 0.0;
     SweepSpec sweep;

@@ -1,4 +1,4 @@
-// The statistics behind the claims table (docs/incoming/claims.md): distribution functions, the
+// The statistics behind the claims table (docs/methods.md §13): distribution functions, the
 // tests a verdict rests on, and the seed count a test needs. Plain doubles, no torch, no Qt.
 //
 // Every p-value is for the stated alternative; "less" means the first sample's location is below

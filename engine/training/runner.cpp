@@ -31,10 +31,10 @@
 #include "methods/method_registry.h"
 #include "nn/backbone_freeze.h"
 #include "nn/feature_backbone.h"
-#include "training/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
+#include "training/model_probe.h"
 #include "training/resume.h"
 #include "training/run_reporter.h"
 #include "training/seed_run.h"
@@ -222,8 +222,8 @@ void Run::check_backbone(const ExperimentSpec& spec) {
 
 // A user's TorchScript model is checked on the run's data before a run folder exists: a file
 // that is not TorchScript, a shape mismatch or a forward that throws is a spec error (exit 2).
-// The check runs in a child process (training/model_probe.h): a crash, a hang or a model that eats the
-// memory is a spec error too, and a stop ends the child at once (DataCancelled). Each model and
+// The check runs in a child process (training/model_probe.h): a crash, a hang or a model that eats
+// the memory is a spec error too, and a stop ends the child at once (DataCancelled). Each model and
 // data set is checked once per run (the sweep's sub-specs share the check).
 void Run::check_user_models(const ExperimentSpec& spec) {
     const nlohmann::json task = to_json(spec)["task"];
@@ -232,8 +232,7 @@ void Run::check_user_models(const ExperimentSpec& spec) {
             auto b = to_json(spec)["backbone"];
             b.erase("script_sha256");  // recorded after the first check
             const std::string what = b.dump() + task.dump();
-            if (checked_models_.insert(what).second)
-            {
+            if (checked_models_.insert(what).second) {
                 model_hashes_[spec.backbone.script] =
                     check_backbone_in_child(spec, *data_, options_.stop);
                 // Checked in the child: safe to load here for the width it gives.

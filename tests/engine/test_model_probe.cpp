@@ -18,10 +18,10 @@
 #include "core/errors.h"
 #include "data/dataset.h"
 #include "diagnostics/feature_spectrum.h"
-#include "training/model_probe.h"
 #include "nn/torchscript_backbone.h"
 #include "spec/experiment_spec.h"
 #include "test_helpers.h"
+#include "training/model_probe.h"
 #include "training/runner.h"
 
 namespace liftlab {

@@ -5,8 +5,8 @@
 #include <QTemporaryDir>
 
 #include "method_palette.h"
-#include "training/model_probe.h"
 #include "settings_scope.h"
+#include "training/model_probe.h"
 
 int main(int argc, char** argv) {
     // The model box and the runs check TorchScript files in a child: this program, started again.

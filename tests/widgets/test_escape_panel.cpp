@@ -192,8 +192,9 @@ TEST(EscapePanel, IntegerDwellsDoNotLeaveEmptyTeeth) {
 TEST(EscapePanel, StatsTextFormatsRateExitsAndMedian) {
     EscapePanel panel;
     panel.setEscapeStats(QStringLiteral("lifter"), 2.14e-3, 412, 61);
-    EXPECT_EQ(panel.statsText(QStringLiteral("lifter")),
-              QStringLiteral("exit rate 2.14×10⁻³ /coord·step · 412 exits · median dwell 61 steps"));
+    EXPECT_EQ(
+        panel.statsText(QStringLiteral("lifter")),
+        QStringLiteral("exit rate 2.14×10⁻³ /coord·step · 412 exits · median dwell 61 steps"));
     panel.setEscapeStats(QStringLiteral("softplus"), 0.0, 0, std::nan(""));
     EXPECT_EQ(panel.statsText(QStringLiteral("softplus")),
               QStringLiteral("exit rate 0 /coord·step · 0 exits · no completed dwell"));
