@@ -507,7 +507,59 @@ void LossCurvePanel::setSeriesNote(const QString& method, const QString& note) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void LossCurvePanel::removeEventMarkers() {
+    for (QCPItemText* t : std::as_const(eventTexts_)) plot_->removeItem(t);
+    for (QCPItemLine* l : std::as_const(eventLines_)) plot_->removeItem(l);
+    eventTexts_.clear();
+    eventLines_.clear();
+}
+
+void LossCurvePanel::setEventMarkers(const QVector<EventMarker>& markers) {
+    removeEventMarkers();
+    // Labels of events at nearby steps would overprint: each next label one line lower.
+    int row = 0;
+    double lastStep = std::numeric_limits<double>::quiet_NaN();
+    for (const EventMarker& m : markers) {
+        QColor colour = seriesPenOf(m.method).color();
+        if (!series_.contains(m.method)) colour = methodColor(m.method);
+        auto* line = new QCPItemLine(plot_);
+        line->setPen(QPen(colour, 1.2, Qt::DashLine));
+        for (QCPItemPosition* p : {line->start, line->end}) {
+            p->setAxes(plot_->xAxis, plot_->yAxis);
+            p->setAxisRect(plot_->axisRect());
+            p->setTypeX(QCPItemPosition::ptPlotCoords);
+            p->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        }
+        line->start->setCoords(m.step, 0.0);
+        line->end->setCoords(m.step, 1.0);
+        row = m.step == lastStep ? row + 1 : 0;
+        lastStep = m.step;
+        auto* text = new QCPItemText(plot_);
+        text->position->setParentAnchor(line->start);
+        text->position->setCoords(4, 4 + 16 * row);  // pixels right of and below the line top
+        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        text->setText(m.label);
+        text->setColor(colour);
+        text->setBrush(QColor(255, 255, 255, 200));
+        text->setPadding(QMargins(2, 1, 2, 1));
+        eventLines_ << line;
+        eventTexts_ << text;
+    }
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList LossCurvePanel::eventMarkerLabels() const {
+    QStringList out;
+    for (const QCPItemText* t : eventTexts_) out << t->text();
+    return out;
+}
+
+QColor LossCurvePanel::eventMarkerColour(int i) const {
+    return i >= 0 && i < eventLines_.size() ? eventLines_[i]->pen().color() : QColor();
+}
+
 void LossCurvePanel::clear() {
+    removeEventMarkers();
     hideCrosshair();
     plot_->clearGraphs();
     series_.clear();

@@ -85,7 +85,23 @@ public:
     bool crosshairVisible() const;
     QString crosshairText() const;  // the readout being shown, empty when hidden
 
-    // Removes every series; the settings (metric, log y, smoothing, crosshair) stay.
+    // Events (a run folder's events.csv: a setting changed after a step): a vertical dashed line
+    // at each event's step in its method's colour, with a short label at the top of the plot
+    // ("cf-prox.lambda 1→10"). Drawn on the main layer, so exports keep them. Replaces earlier
+    // markers; clear() removes them too.
+    struct EventMarker {
+        double step = 0;
+        QString method;  // the series whose colour the marker takes
+        QString label;
+    };
+    void setEventMarkers(const QVector<EventMarker>& markers);
+    int eventMarkerCount() const { return eventLines_.size(); }
+    QStringList eventMarkerLabels() const;
+    // The colour marker `i` is drawn in (tests).
+    QColor eventMarkerColour(int i) const;
+
+    // Removes every series and event marker; the settings (metric, log y, smoothing, crosshair)
+    // stay.
     void clear() override;
     int seriesCount() const;
     int pointCount(const QString& method) const;  // 0 for an unknown method
@@ -176,6 +192,9 @@ private:
     QCPItemLine* crosshairLine_ = nullptr;
     QCPItemText* crosshairBox_ = nullptr;
     QVector<QCPItemTracer*> tracers_;  // one dot per method on its drawn curve
+    void removeEventMarkers();
+    QVector<QCPItemLine*> eventLines_;
+    QVector<QCPItemText*> eventTexts_;
 };
 
 }  // namespace liftlab

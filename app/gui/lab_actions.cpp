@@ -76,6 +76,7 @@ void LabActions::buildRunMenu(RunControls* controls) {
     run->addAction(controls->pauseAction());
     run->addAction(controls->stopAction());
     run->addAction(controls->rerunAction());
+    run->addAction(controls->resumeRunAction());
     run->addSeparator();
     run->addAction(tr("Compute &landscapes"), window_, [this] {
         RunView* view = window_->runView();

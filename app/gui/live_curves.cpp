@@ -1,9 +1,15 @@
 #include "live_curves.h"
 
+#include <QDir>
+#include <QFile>
 #include <QPair>
+#include <QSet>
+#include <QTextStream>
+#include <algorithm>
 
 #include "loss_curve_panel.h"
 #include "panel_feed.h"
+#include "run/run_folder_schema.h"
 #include "run_folder_data.h"
 
 namespace liftlab {
@@ -30,6 +36,7 @@ void LiveCurves::beginLive(const QString& title, std::optional<quint64> firstSee
     liveSeed_.clear();
     firstSeed_ = firstSeed;
     notes_.clear();
+    events_.clear();
     for (const QString& label : legend) panel_->appendPoints(label, {}, {});
 }
 
@@ -48,13 +55,45 @@ void LiveCurves::showRuns(std::shared_ptr<const RunFolderData> run, const QStrin
     opened_ = std::move(run);
     history_.clear();
     notes_.clear();
+    loadEvents(opened_ ? QString::fromStdString(opened_->dir) : QString());
     title_ = title;
     caption_ = caption;
 }
 
 void LiveCurves::showFinishedRun(std::shared_ptr<const RunFolderData> run) {
     opened_ = std::move(run);
+    if (opened_) loadEvents(QString::fromStdString(opened_->dir));
     redraw();
+}
+
+int LiveCurves::loadEvents(const QString& runDir) {
+    events_.clear();
+    QFile file(QDir(runDir).filePath(QLatin1String(run_folder::kEvents)));
+    if (runDir.isEmpty() || !file.open(QIODevice::ReadOnly | QIODevice::Text)) {
+        panel_->setEventMarkers(events_);
+        return 0;
+    }
+    // step,method,seed,key,old,new — one row per (event, seed): one marker per event.
+    QTextStream in(&file);
+    in.readLine();  // the header
+    QSet<QString> seen;
+    while (!in.atEnd()) {
+        const QString line = in.readLine();
+        const QStringList f = line.split(QLatin1Char(','));
+        if (f.size() != 6) continue;  // a row cut off by a killed writer
+        bool ok = false;
+        const double step = f[0].toDouble(&ok);  // QString parses with C rules
+        if (!ok) continue;
+        const QString key = f[0] + QLatin1Char(',') + f[1] + QLatin1Char(',') + f[3];
+        if (seen.contains(key)) continue;
+        seen.insert(key);
+        events_.push_back(
+            {step, f[1], QStringLiteral("%1.%2 %3\u2192%4").arg(f[1], f[3], f[4], f[5])});
+    }
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const auto& a, const auto& b) { return a.step < b.step; });
+    panel_->setEventMarkers(events_);
+    return static_cast<int>(events_.size());
 }
 
 void LiveCurves::redraw() {
@@ -72,6 +111,7 @@ void LiveCurves::redraw() {
         for (auto it = notes_.cbegin(); it != notes_.cend(); ++it)
             panel_->setSeriesNote(it.key(), it.value());
     }
+    panel_->setEventMarkers(events_);
     panel_->rescale();
 }
 

@@ -10,11 +10,11 @@
 #include <memory>
 #include <optional>
 
+#include "loss_curve_panel.h"
 #include "session_values.h"
 
 namespace liftlab {
 
-class LossCurvePanel;
 struct RunFolderData;
 
 class LiveCurves {
@@ -43,6 +43,10 @@ public:
     // The finished live run's folder replaces its history (mean ± sd over its seeds).
     void showFinishedRun(std::shared_ptr<const RunFolderData> run);
     void redraw();
+    // The events of run folder `runDir` (events.csv: one marker per step, method and key, over
+    // its seeds) drawn on the curves from now on, kept across redraws; none without the file.
+    // beginLive() forgets them. Returns how many there are.
+    int loadEvents(const QString& runDir);
 
 private:
     void append(const QVector<SessionPoint>& points);
@@ -58,6 +62,7 @@ private:
     QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows
     std::shared_ptr<const RunFolderData> opened_;
     QString caption_;
+    QVector<LossCurvePanel::EventMarker> events_;    // drawn after every redraw
     std::map<std::string, std::string> liveLosses_;  // the live run's label → training loss
 };
 

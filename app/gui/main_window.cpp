@@ -20,6 +20,7 @@
 #include <exception>
 
 #include "comparison_file.h"
+#include "core/error_text.h"
 #include "experiment_form.h"
 #include "lab_actions.h"
 #include "lab_palette.h"
@@ -34,6 +35,7 @@
 #include "run_status_bar.h"
 #include "run_view.h"
 #include "spec/experiment_spec.h"
+#include "training/resume.h"
 #include "training_session.h"
 
 namespace liftlab {
@@ -115,6 +117,7 @@ QWidget* MainWindow::buildSidePanel() {
     connect(controls_, &RunControls::pauseClicked, this, &MainWindow::togglePause);
     connect(controls_, &RunControls::stopClicked, this, &MainWindow::stopRun);
     connect(controls_, &RunControls::rerunClicked, this, [this] { rerun(); });
+    connect(controls_, &RunControls::resumeRunClicked, this, [this] { resumeRun(); });
     connect(queue_, &RunQueue::changed, this, &MainWindow::saveSession);
     return panel;
 }
@@ -253,6 +256,7 @@ void MainWindow::startSpec(const nlohmann::json& j, const QString& outDir, const
     compared_.clear();
     actions_->saveComparisonAction()->setEnabled(false);
     lastRunDir_.clear();
+    updateResumeState();
     monitor_->begin(spec, title);
     setWindowTitle(tr("LiftLab — %1").arg(title));
     if (!session_->start(spec, outDir)) return;
@@ -300,8 +304,10 @@ void MainWindow::onRunEnded(bool ok, const QString& runDir, bool curvesFromFolde
     setRunning(false);
     lastRunDir_ = runDir;
     if (curvesFromFolder) openedRun_ = runDir;
+    if (!runDir.isEmpty()) curves_->loadEvents(runDir);  // its events.csv, as it was applied
     // The finished run can be run again as it was.
     controls_->setRerunTarget(runDir.isEmpty() ? QString() : QFileInfo(runDir).fileName());
+    updateResumeState();
     Q_EMIT runEnded(ok);
     QTimer::singleShot(0, this, &MainWindow::startNextQueued);
 }
@@ -353,6 +359,7 @@ bool MainWindow::showRuns(const QStringList& dirs) {
     if (form_->isEnabled() && !form_->loadRun(openedRun_, &formError))
         showMessage(statusText() + tr(" (The form keeps its values: %1)").arg(formError), true);
     controls_->setRerunTarget(formError.isEmpty() ? QFileInfo(openedRun_).fileName() : QString());
+    updateResumeState();
     saveSession();
     return true;
 }
@@ -397,6 +404,40 @@ bool MainWindow::rerun() {
                                    QFileInfo(openedRun_).fileName());
     startSpec(spec, form_->outputDir(), title);
     return session_->isRunning();
+}
+
+void MainWindow::updateResumeState() {
+    const QString name = lastRunDir_.isEmpty() ? QString() : QFileInfo(lastRunDir_).fileName();
+    controls_->setResumeTarget(name, TrainingSession::whyNotResumable(lastRunDir_));
+}
+
+bool MainWindow::resumeRun() {
+    if (session_->isRunning()) return false;
+    const QString dir = lastRunDir_;
+    const QString whyNot = TrainingSession::whyNotResumable(dir);
+    if (!whyNot.isEmpty()) {
+        showMessage(tr("Cannot resume: %1").arg(whyNot), true);
+        return false;
+    }
+    ExperimentSpec spec;
+    try {
+        spec = resumable_spec(dir.toStdString());
+    } catch (const std::exception& e) {
+        showMessage(tr("Cannot resume: %1").arg(QString::fromStdString(error_message(e))), true);
+        return false;
+    }
+    const QString title = tr("%1 — resumed").arg(QFileInfo(dir).fileName());
+    openedRun_.clear();
+    compared_.clear();
+    actions_->saveComparisonAction()->setEnabled(false);
+    lastRunDir_.clear();
+    updateResumeState();
+    monitor_->begin(spec, title);
+    setWindowTitle(tr("LiftLab — %1").arg(title));
+    if (!session_->startResume(spec, dir)) return false;
+    setRunning(true);
+    showMessage(tr("Resuming %1 from its last saved state…").arg(QDir::toNativeSeparators(dir)));
+    return true;
 }
 
 bool MainWindow::exportCurvesCsv(const QString& path) {

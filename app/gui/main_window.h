@@ -82,6 +82,10 @@ public:
     // Runs the opened run (run A of a comparison) again, exactly as its spec.json says, into the
     // output folder.
     bool rerun();
+    // Continues the opened or last run (a killed, stopped or failed run folder with saved
+    // states) exactly as `liftlab-cli run --resume DIR`: on the worker, with live curves, Stop
+    // works. False (and a message) when it cannot be resumed; the Resume run action says why.
+    bool resumeRun();
     RunControls* runControls() const { return controls_; }
     ExperimentForm* form() const { return form_; }
 
@@ -132,6 +136,8 @@ private:
     void onRunEnded(bool ok, const QString& runDir, bool curvesFromFolder);
     bool showRuns(const QStringList& runDirs);
     void updateStartState();
+    // The Resume run action follows lastRunDir_ (the opened run or the run that just ended).
+    void updateResumeState();
 
     TrainingSession* session_ = nullptr;
     RunView* view_ = nullptr;

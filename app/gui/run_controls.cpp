@@ -65,6 +65,11 @@ RunControls::RunControls(const QString& metric, QWidget* parent) : QWidget(paren
                     QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_R),
                     tr("Run the opened run again, exactly as its spec.json says"),
                     &RunControls::rerunClicked);
+    // "Resume run", not "Resume": Pause turns into Resume while a run is held.
+    resumeRun_ = action(tr("Resume run"), "resumeRun", QStyle::SP_MediaSeekForward,
+                        QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_U),
+                        tr("Continue the stopped run as liftlab-cli run --resume does"),
+                        &RunControls::resumeRunClicked);
     reason_ = new QLabel(toolBar_);
     reason_->setObjectName(QStringLiteral("startReason"));
     reason_->setStyleSheet(QStringLiteral("color: #b00020; padding-left: 10px;"));
@@ -83,6 +88,12 @@ void RunControls::updateActions() {
     rerun_->setToolTip(rerunTarget_.isEmpty()
                            ? tr("Open a run (history: double-click) to run it again exactly")
                            : tr("Run %1 again, exactly as its spec.json says").arg(rerunTarget_));
+    const bool resumable = !resumeTarget_.isEmpty() && resumeWhyNot_.isEmpty();
+    resumeRun_->setEnabled(!running_ && resumable);
+    resumeRun_->setToolTip(
+        resumable ? tr("Continue %1 from its last saved state, as liftlab-cli run --resume does")
+                        .arg(resumeTarget_)
+                  : tr("Nothing to resume: %1").arg(resumeWhyNot_));
     reason_->setText(blocked ? tr("Start is off: %1").arg(blocked_) : QString());
     reason_->setToolTip(blocked_);
     for (QAction* a : {start_, queueAction_})
@@ -118,6 +129,12 @@ void RunControls::setStartBlocked(const QString& reason) {
 
 void RunControls::setRerunTarget(const QString& what) {
     rerunTarget_ = what;
+    updateActions();
+}
+
+void RunControls::setResumeTarget(const QString& what, const QString& whyNot) {
+    resumeTarget_ = what;
+    resumeWhyNot_ = whyNot;
     updateActions();
 }
 

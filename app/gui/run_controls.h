@@ -29,6 +29,7 @@ public:
     QAction* pauseAction() const { return pause_; }
     QAction* stopAction() const { return stop_; }
     QAction* rerunAction() const { return rerun_; }
+    QAction* resumeRunAction() const { return resumeRun_; }
 
     // Idle: Start on (unless blocked), Pause and Stop off; running: the reverse.
     void setRunning(bool running);
@@ -42,6 +43,10 @@ public:
     QString startBlockedReason() const { return blocked_; }
     // Re-run repeats `what` (a run folder's name); "" turns it off.
     void setRerunTarget(const QString& what);
+    // Resume run continues `what` (a killed, stopped or failed run folder's name) as
+    // `liftlab-cli run --resume` does; with `whyNot` non-empty it is off and its tooltip says why.
+    void setResumeTarget(const QString& what, const QString& whyNot);
+    QString resumeTarget() const { return resumeTarget_; }
 
     // The metric box lists exactly `metrics` (the shown run's), showing `metric`.
     void setMetrics(const QStringList& metrics, const QString& metric);
@@ -56,6 +61,7 @@ Q_SIGNALS:
     void pauseClicked();
     void stopClicked();
     void rerunClicked();
+    void resumeRunClicked();
     void metricChosen(const QString& metric);
 
 private:
@@ -68,10 +74,13 @@ private:
     QAction* pause_;
     QAction* stop_;
     QAction* rerun_;
+    QAction* resumeRun_;
     QLabel* reason_;
     RunQueue* queue_;
     QString blocked_;
     QString rerunTarget_;
+    QString resumeTarget_;
+    QString resumeWhyNot_ = tr("no run is opened or was run");
     bool running_ = false;
     bool stopOn_ = false;
 };

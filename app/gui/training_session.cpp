@@ -1,9 +1,14 @@
 #include "training_session.h"
 
+#include <QDir>
+#include <QFileInfo>
 #include <QThread>
 #include <exception>
 
+#include "core/bounded_input.h"
 #include "core/error_text.h"
+#include "run/run_folder_schema.h"
+#include "training/resume.h"
 #include "training/runner.h"
 #include "worker_priority.h"
 
@@ -35,6 +40,50 @@ TrainingSession::~TrainingSession() {
 }
 
 bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
+    return launch(spec, outDir, QString());
+}
+
+bool TrainingSession::startResume(const ExperimentSpec& spec, const QString& runDir) {
+    // As the CLI: the run writes into its own folder, whose parent stands for the output folder.
+    const QString dir = QDir::cleanPath(QFileInfo(runDir).absoluteFilePath());
+    return launch(spec, QFileInfo(dir).path(), dir);
+}
+
+QString TrainingSession::whyNotResumable(const QString& runDir) {
+    if (runDir.isEmpty()) return tr("no run is opened or was run");
+    const QDir dir(runDir);
+    const QString name = dir.dirName();
+    if (!dir.exists(QLatin1String(run_folder::kSummary)))
+        return tr("%1 has no %2").arg(name, QLatin1String(run_folder::kSummary));
+    std::string status;
+    try {
+        const auto summary =
+            read_json_file(dir.filePath(QLatin1String(run_folder::kSummary)).toStdString());
+        status = summary.is_object() ? summary.value("status", std::string()) : std::string();
+    } catch (const std::exception& e) {
+        return tr("%1: %2").arg(name, QString::fromStdString(error_message(e)));
+    }
+    const auto parsed = parse_run_status(status);
+    if (!parsed)
+        return tr("%1 has an unknown status '%2'").arg(name, QString::fromStdString(status));
+    if (*parsed != RunStatus::Running && *parsed != RunStatus::Failed &&
+        *parsed != RunStatus::Cancelled)
+        return tr("%1 finished (status %2): nothing to resume")
+            .arg(name, QString::fromStdString(status));
+    try {
+        if (!resumable_spec(runDir.toStdString()).save_state)
+            return tr("%1 was run with save_state off: it saved no state to resume from").arg(name);
+    } catch (const std::exception& e) {
+        return tr("%1: %2").arg(name, QString::fromStdString(error_message(e)));
+    }
+    const QDir states(dir.filePath(QLatin1String(run_folder::kResume)));
+    if (states.entryList({QStringLiteral("unit*.state")}, QDir::Files).isEmpty())
+        return tr("%1 saved no unit state yet (it stopped before its first log point)").arg(name);
+    return QString();
+}
+
+bool TrainingSession::launch(const ExperimentSpec& spec, const QString& outDir,
+                             const QString& resumeDir) {
     if (thread_) return false;
     stop_ = false;
     paused_ = false;
@@ -55,7 +104,7 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
 
     // Runs on the worker. Captures copies (spec, options) and `this`, which outlives the thread
     // because the destructor waits for it.
-    auto work = [this, spec, options] {
+    auto work = [this, spec, options, resume = resumeDir.toStdString()]() mutable {
         lowerCurrentThreadPriority();  // the window's thread comes first
         auto onProgress = [this](const ProgressUpdate& u) {
             {
@@ -90,6 +139,9 @@ bool TrainingSession::start(const ExperimentSpec& spec, const QString& outDir) {
         };
         QString status, runDir, error;
         try {
+            // Reading the states and cutting the CSV files back may take a while: here, not on
+            // the GUI thread.
+            if (!resume.empty()) options.resume = prepare_resume(resume, spec);
             const RunResult r = run_experiment(spec, options, onProgress);
             status = QString::fromLatin1(to_string(r.status));
             runDir = QString::fromStdString(r.run_dir);

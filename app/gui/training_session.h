@@ -32,6 +32,15 @@ public:
     // Starts `spec` writing its run folder under `outDir` (empty: nothing written). Returns
     // false when a run is still going.
     bool start(const ExperimentSpec& spec, const QString& outDir);
+    // Continues the killed, stopped or failed run folder `runDir` exactly as `liftlab-cli run
+    // --resume DIR` does (its spec.json, training/resume.h): the resume plan is prepared on the
+    // worker, which then goes on as for start(); a folder that cannot be resumed ends in
+    // failed(message). Returns false when a run is still going.
+    bool startResume(const ExperimentSpec& spec, const QString& runDir);
+    // Why `runDir` cannot be resumed ("" when it can): it must be a run folder whose summary.json
+    // says running, failed or cancelled, run with save_state on, with unit states in resume/.
+    // Reads only spec.json, summary.json and the resume/ listing (cheap, GUI thread).
+    static QString whyNotResumable(const QString& runDir);
     // Asks the run to stop; the engine checks the flag every training step. Returns at once;
     // finished("cancelled", ...) follows.
     void stop();
@@ -75,6 +84,8 @@ private:
         QString resultStatus, runDir, error;
     };
 
+    // start() and startResume(): `resumeDir` empty for a new run.
+    bool launch(const ExperimentSpec& spec, const QString& outDir, const QString& resumeDir);
     void requestDrain();  // worker thread
     void drain();         // GUI thread
     void onThreadFinished();
