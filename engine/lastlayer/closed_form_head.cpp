@@ -2,6 +2,7 @@
 
 #include <stdexcept>
 
+#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "run/state_archive.h"
 
@@ -99,7 +100,7 @@ void check_head_setting(const std::string& key, const char* own, double value, b
     if (key != own)
         throw std::invalid_argument(std::string("this closed form's live setting is '") + own +
                                     "', not '" + key + "'");
-    if (!valid) throw std::invalid_argument(key + " " + rule + ", got " + std::to_string(value));
+    if (!valid) throw std::invalid_argument(key + " " + rule + ", got " + c_shortest(value));
 }
 }  // namespace
 
