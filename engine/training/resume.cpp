@@ -120,6 +120,24 @@ std::vector<MethodRunSummary> runs_of(const StateArchive& a) {
     return out;
 }
 
+// The slice a shard's folder ran (its spec.json's "shard": {"index": K, "count": N}); the whole
+// grid for an unsharded run.
+Shard recorded_shard(const std::string& spec_file) {
+    const auto j = read_json_file(spec_file);
+    Shard shard;
+    if (!j.is_object() || !j.contains("shard")) return shard;
+    const auto& s = j["shard"];
+    if (!s.is_object() || !s.contains("index") || !s.contains("count") ||
+        !s["index"].is_number_integer() || !s["count"].is_number_integer())
+        throw DataError(spec_file, 0, "\"shard\" is not {\"index\": K, \"count\": N}");
+    const auto index = s["index"].get<long long>(), count = s["count"].get<long long>();
+    if (count < 1 || count > 1000000 || index < 0 || index >= count)
+        throw DataError(spec_file, 0, "\"shard\" is not a K/N with 0 <= K < N");
+    shard.index = static_cast<int>(index);
+    shard.count = static_cast<int>(count);
+    return shard;
+}
+
 }  // namespace
 
 std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
@@ -144,8 +162,11 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
     const auto units = static_cast<int>(expand_sweep(spec).size() * spec.seeds.size());
     const std::string spec_file = dir + "/" + run_folder::kSpec;
     const std::string spec_digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
+    plan->shard = recorded_shard(spec_file);
+    const Shard& shard = plan->shard;
     int last = -1;
     for (int u = 0; u < units; ++u) {
+        if (!shard.owns(u)) continue;
         const std::string file = unit_state_path(dir, u);
         if (!fs::exists(file)) break;
         auto a = std::make_shared<StateArchive>(StateArchive::read_file(file));
@@ -171,11 +192,15 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
         plan->units[u] = std::move(s);
         last = u;
     }
+    int missing = last + 1;  // the first owned unit after the saved prefix
+    while (missing < units && !shard.owns(missing)) ++missing;
     for (int u = last + 1; u < units; ++u)
         if (fs::exists(unit_state_path(dir, u)))
             throw DataError(
                 unit_state_path(dir, u), 0,
-                "a state of a later unit without one of unit " + std::to_string(last + 1));
+                (shard.owns(u)
+                     ? "a state of a later unit without one of unit " + std::to_string(missing)
+                     : "a state of a unit this shard (" + shard.label() + ") does not own"));
     for (const auto& [u, s] : plan->units)
         if (u < last && !s.finished)
             throw DataError(unit_state_path(dir, u), 0,

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "run/shard.h"
 #include "spec/experiment_spec.h"
 #include "training/run_types.h"
 
@@ -31,6 +32,9 @@ struct ResumePlan {
     std::string dir;
     std::shared_ptr<FolderLock> lock;      // held for as long as the plan lives
     std::map<int, UnitResumeState> units;  // units with a saved state
+    // A shard's folder (spec.json's "shard"): only its cells ran, so only they saved states, and
+    // the resumed run runs only them.
+    Shard shard;
     const UnitResumeState* find(int unit) const {
         const auto it = units.find(unit);
         return it == units.end() ? nullptr : &it->second;

@@ -487,6 +487,7 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& given,
     // A forked run starts from its parent's kept states: read and checked before any folder.
     RunOptions options = given;
     if (!spec.parent.empty() && !options.fork) options.fork = prepare_fork(spec);
+    if (options.resume) options.shard = options.resume->shard;  // a shard resumes its own cells
     Run run(spec, options, on_progress);
     try {
         return run.execute();

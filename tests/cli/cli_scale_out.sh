@@ -4,6 +4,7 @@
 # usage: cli_scale_out.sh SCENARIO LIFTLAB_CLI WORKDIR
 set -euo pipefail
 scenario=$1 cli=$2 work=$3
+here=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
 py=/usr/bin/python3
 
@@ -70,6 +71,29 @@ dead_rank)
   [ $rc -ne 0 ] || fail "rank 0 exited 0 after its peer died"
   [ $(( $(date +%s) - t0 )) -le 35 ] || fail "rank 0 took more than the timeout to stop"
   grep -q "another rank died" rank0.err || fail "no clear message: $(cat rank0.err)"
+  ;;
+shard_resume)
+  # A killed shard resumes its own cells (its states are unit1, unit3, …: not a prefix from unit 0)
+  # to the rows of the uninterrupted shard, and runs no cell of another shard.
+  spec=(cf-regression --steps 200 --seeds 4 --shard 1/2 --set log_every=20 --set threads=1
+        --set save_state_seconds=0 --set task.n_train=1024 --set task.n_test=256
+        --set diagnostics.one_step_every=0 --set diagnostics.spectrum_every=100)
+  ref=$("$cli" run "${spec[@]}" --out ref 2>/dev/null) || fail "uninterrupted shard"
+  "$cli" run "${spec[@]}" --out killed >/dev/null 2>&1 &
+  pid=$!
+  for _ in $(seq 1 1500); do  # killed inside seed 3's unit, after seed 1's finished
+    compgen -G "killed/*/resume/unit3.state" >/dev/null && break
+    sleep 0.02
+  done
+  kill -9 $pid 2>/dev/null || true
+  wait $pid 2>/dev/null || true
+  dir=$(ls -d killed/*/)
+  dir=${dir%/}
+  [ -f "$dir/resume/unit3.state" ] || fail "the run ended before the kill: no state of unit 3"
+  json_check "$dir/summary.json" 'd["status"]!="ok"'
+  "$cli" run --resume "$dir" >/dev/null 2>resume.err || { cat resume.err; fail "resume of a shard"; }
+  "$py" "$here/kill_check.py" resumed "$ref" "$dir" || fail "the resumed shard differs from the uninterrupted one"
+  ! cut -d, -f3 "$dir/metrics.csv" | grep -qx '[02]' || fail "the resumed shard ran another shard's seeds"
   ;;
 shard_merge)
   sweep=(--steps 20 --set log_every=10 --seeds 2 --set "sweep.values=[8,32]")
