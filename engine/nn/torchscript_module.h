@@ -2,6 +2,11 @@
 // for the lab: a regular file holding a TorchScript archive with a forward method and at least one
 // parameter. Its parameters are addressed by their dotted names ("layer0.weight"), which is how
 // the ICNN family names the constrained ones and how the lifter swaps emitted tensors in.
+//
+// The reader in parts, each with its own tests: the zip container (nn/torchscript_archive.h), the
+// pickle and code checks (nn/torchscript_pickle_check.h, nn/torchscript_code_check.h), the checks
+// of a file before LibTorch reads it (nn/torchscript_archive_check.h), the checks of the loaded
+// module's tensors (nn/torchscript_tensor_check.h), and here the LibTorch wrapper.
 #pragma once
 #include <torch/script.h>
 
@@ -9,15 +14,14 @@
 #include <string>
 #include <vector>
 
+#include "nn/torchscript_archive_check.h"  // check_torchscript_archive, kMaxTorchScriptBytes
+
 namespace liftlab {
 
 // What load_torchscript and torchscript_forward are doing (core/activity.h): the model probe's
 // child reports them as its phase (training/model_probe.h), Ctrl-C names them.
 constexpr const char* kTorchScriptLoadActivity = "loading the TorchScript file";
 constexpr const char* kTorchScriptForwardActivity = "the forward pass of a TorchScript model";
-
-// At most this large: a TorchScript archive of a model this lab trains on 2 cores.
-constexpr std::uint64_t kMaxTorchScriptBytes = std::uint64_t{1} << 30;
 
 struct LoadedTorchScript {
     torch::jit::Module module;
@@ -31,12 +35,6 @@ struct LoadedTorchScript {
 // and replaced since is never loaded in-process.
 LoadedTorchScript load_torchscript(const std::string& path, const std::string& key,
                                    const std::string& expected_sha256 = "");
-
-// load_torchscript's own checks alone, without LibTorch (no module is made): what a file fails
-// here it fails in load_torchscript with the same SpecError. The model probe runs them in the
-// calling process before it starts a child (training/model_probe.h).
-void check_torchscript_archive(const std::string& path, const std::string& key,
-                               const std::string& expected_sha256 = "");
 
 // forward(x) of `module`, run op by op (the graph executor's fusions and autodiff subgraphs off,
 // so the numbers are those of the same operations in eager code). What forward returns: a
