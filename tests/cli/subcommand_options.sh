@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # liftlab-cli's options per subcommand (issue 38): an option of another subcommand, or of none,
 # is a usage error (exit 2) naming the option and the subcommand, before anything runs; each
-# subcommand's --help lists its own options. Nothing here trains: it takes about a second.
+# subcommand's --help lists its own options. Nothing here trains: about 20 starts of liftlab-cli.
 # usage: subcommand_options.sh LIFTLAB_CLI WORKDIR
 set -euo pipefail
 cli=$1 work=$2
