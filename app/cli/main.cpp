@@ -52,9 +52,11 @@ usage:
                                    VALUE (lr; beta of cf-ridge/cf-full, lambda of cf-prox, rho of
                                    cf-rls); recorded in spec.json and, as applied, in events.csv
   liftlab-cli run --fork RUN_DIR --from-step N [--out DIR] [--methods …] [--set …] [--event …]
-                                   [--steps N]
+                                   [--steps N] [--fork-from-method LABEL]
                                    a child run from RUN_DIR's kept state at or before step N (run
-                                   the parent with --set fork_state_every=K), with these changes
+                                   the parent with --set fork_state_every=K), with these changes;
+                                   a method the parent did not run starts from its method LABEL
+                                   (same family; needed when the parent ran several)
   liftlab-cli run --resume RUN_DIR [--format png|svg|pdf]
                                    continues a killed (or interrupted) run from the state it saved
                                    at its last save (every save_state_seconds, default 30 s),
@@ -147,6 +149,8 @@ int main(int argc, char** argv) {
                              "STEP:LABEL.KEY=VALUE");
     QCommandLineOption fork("fork", "Run: a child of the run in DIR.", "DIR");
     QCommandLineOption from_step("from-step", "Fork: the parent's step to start from.", "N");
+    QCommandLineOption fork_from("fork-from-method",
+                                 "Fork: the parent's method a new method starts from.", "LABEL");
     QCommandLineOption dist_timeout("dist-timeout",
                                     "Run: seconds before a silent rank is an error.", "S");
     QCommandLineOption probe_timeout(
@@ -165,6 +169,7 @@ int main(int argc, char** argv) {
                        format,         method, seed, grid,       space,  directions,
                        direction_seed, shard,  rank, world_size, master, dist_timeout,
                        resume,         event,  fork, from_step});
+    parser.addOptions({fork_from});
     parser.addOptions({probe_timeout, probe_memory});
     parser.addOptions({tier, only, reuse, tune});
     parser.addPositionalArgument("command", "list | run | merge | report | landscape | claims");
@@ -250,7 +255,7 @@ int main(int argc, char** argv) {
         // The folder's own spec, seeds and steps: nothing may change what the run computes.
         if (pos.size() != 1) return usage_error("run --resume DIR takes no PRESET or SPEC.json");
         for (const auto* o : {&set, &methods, &seeds, &steps, &shard, &rank, &world_size, &master,
-                              &event, &fork, &from_step, &probe_timeout, &probe_memory})
+                              &event, &fork, &from_step, &fork_from, &probe_timeout, &probe_memory})
             if (parser.isSet(*o))
                 return usage_error("run --resume continues the folder's own run: --" +
                                    o->names().first() + " cannot change it");
@@ -263,6 +268,9 @@ int main(int argc, char** argv) {
         liftlab::cli::RunArgs args;
         if (parser.isSet(fork) != parser.isSet(from_step))
             return usage_error("--fork RUN_DIR and --from-step N go together");
+        if (parser.isSet(fork_from) && !parser.isSet(fork))
+            return usage_error("--fork-from-method LABEL goes with --fork RUN_DIR");
+        args.fork_source = parser.value(fork_from).toStdString();
         if (parser.isSet(fork)) {
             if (pos.size() != 1) return usage_error("run --fork DIR takes no PRESET or SPEC.json");
             for (const auto* o : {&seeds, &shard, &rank, &world_size, &master})
