@@ -363,6 +363,21 @@ std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
         if (source->name != m.name) check_fork_family(child, *source, m);
         plan->sources[m.label] = *source;
     }
+    // A named source no child method starts from would be ignored without a word: every child
+    // label the parent ran continues its own method.
+    if (named) {
+        bool used = false;
+        for (const auto& [label, source] : plan->sources)
+            used = used || source.label == named->label;
+        if (!used)
+            throw SpecError("fork_source",
+                            "no method of the fork starts from '" + named->label +
+                                "': each child label the parent ran continues its own state; "
+                                "give the method to start from it a label the parent did not run "
+                                "(e.g. --set 'methods=[{\"name\": \"lifter\", \"label\": "
+                                "\"lifter-from-" +
+                                named->label + "\"}]')");
+    }
     const std::string spec_file = child.parent + "/" + run_folder::kSpec;
     const std::string digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
     const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());

@@ -268,7 +268,7 @@ PY
   fork_start "$l1" lifter "$ip" softplus 20 exact || fail "the lifter does not reproduce softplus's θ"
   l2=$("$cli" run --fork "$ip" --from-step 20 --out runs --methods lifter --fork-from-method pgd \
         2>l2.err) || { cat l2.err; fail "lifter from pgd"; }
-  fork_start "$l2" lifter "$ip" pgd 20 PGD_TOL || fail "the lifter from pgd is off by more than the floor allows"
+  fork_start "$l2" lifter "$ip" pgd 20 1e-4 || fail "the lifter from pgd is off by more than the floor allows"
   lp=$("$cli" run icnn-escape "${icnn[@]}" --methods lifter 2>lp.err) || { cat lp.err; fail "lifter parent"; }
   s1=$("$cli" run --fork "$lp" --from-step 20 --out runs --methods softplus,pgd 2>s1.err) \
     || { cat s1.err; fail "softplus and pgd from the lifter"; }
@@ -279,6 +279,8 @@ PY
     run --fork "$ip" --from-step 20 --out runs --methods softplus-wide --fork-from-method softplus
   expect2 "without the slack b" \
     run --fork "$ip" --from-step 20 --out runs --methods lifter-noslack --fork-from-method pgd
+  expect2 "no method of the fork starts from 'pgd'" \
+    run --fork "$ip" --from-step 20 --out runs --methods softplus --fork-from-method pgd
   [ "$(ls runs | wc -l)" = "$before" ] || fail "a refused fork left a run folder: $(ls runs)"
   ;;
 *) fail "unknown scenario" ;;
