@@ -137,6 +137,7 @@ int command_run(const RunArgs& args) {
                 const int step = latest_fork_step(args.fork_dir, args.from_step);
                 j["parent"] = std::filesystem::absolute(args.fork_dir).lexically_normal().string();
                 j["fork_step"] = step;
+                if (!args.fork_source.empty()) j["fork_source"] = args.fork_source;
                 std::fprintf(stderr,
                              "liftlab-cli: forking %s after step %d (its latest kept state at or "
                              "before step %d)\n",

@@ -19,6 +19,8 @@ struct RunArgs {
     // (the parent's spec.json with the overrides above in place of PRESET|SPEC.json).
     std::string fork_dir;
     int from_step = -1;
+    // --fork-from-method LABEL: spec key fork_source (the parent's method a new one starts from).
+    std::string fork_source;
     int seeds = 0;  // > 0: seeds = 0..N-1
     int steps = 0;  // > 0: overrides steps
     // Top-level numeric spec keys set by options (--probe-timeout, --probe-memory), after --set.

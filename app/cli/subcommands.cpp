@@ -40,9 +40,11 @@ constexpr const char* kRunUsage =
                                    VALUE (lr; beta of cf-ridge/cf-full, lambda of cf-prox, rho of
                                    cf-rls); recorded in spec.json and, as applied, in events.csv
   liftlab-cli run --fork RUN_DIR --from-step N [--out DIR] [--methods …] [--set …] [--event …]
-                                   [--steps N]
+                                   [--steps N] [--fork-from-method LABEL]
                                    a child run from RUN_DIR's kept state at or before step N (run
-                                   the parent with --set fork_state_every=K), with these changes
+                                   the parent with --set fork_state_every=K), with these changes;
+                                   a method the parent did not run starts from its method LABEL
+                                   (same family; needed when the parent ran several)
   liftlab-cli run --resume RUN_DIR [--format png|svg|pdf]
                                    continues a killed (or interrupted) run from the state it saved
                                    at its last save (every save_state_seconds, default 30 s),
@@ -178,9 +180,9 @@ int run_claims(const QCommandLineParser& p, const QStringList& pos) {
 int run_resume(const QCommandLineParser& p, const QStringList& pos) {
     if (!pos.isEmpty())
         return misuse("run", QStringLiteral("run --resume DIR takes no PRESET or SPEC.json"));
-    const QString changing =
-        first_set(p, {"set", "methods", "seeds", "steps", "shard", "rank", "world-size", "master",
-                      "event", "fork", "from-step", "probe-timeout", "probe-memory"});
+    const QString changing = first_set(
+        p, {"set", "methods", "seeds", "steps", "shard", "rank", "world-size", "master", "event",
+            "fork", "from-step", "fork-from-method", "probe-timeout", "probe-memory"});
     if (!changing.isEmpty())
         return misuse("run", "run --resume continues the folder's own run: --" + changing +
                                  " cannot change it");
@@ -194,6 +196,9 @@ int run_resume(const QCommandLineParser& p, const QStringList& pos) {
 QString read_run_source(const QCommandLineParser& p, const QStringList& pos, RunArgs& args) {
     if (p.isSet(QStringLiteral("fork")) != p.isSet(QStringLiteral("from-step")))
         return QStringLiteral("--fork RUN_DIR and --from-step N go together");
+    if (p.isSet(QStringLiteral("fork-from-method")) && !p.isSet(QStringLiteral("fork")))
+        return QStringLiteral("--fork-from-method LABEL goes with --fork RUN_DIR");
+    args.fork_source = p.value(QStringLiteral("fork-from-method")).toStdString();
     if (!p.isSet(QStringLiteral("fork"))) {
         if (pos.size() != 1) return QStringLiteral("run needs one PRESET or SPEC.json");
         args.source = pos[0].toStdString();
@@ -283,6 +288,8 @@ QList<QCommandLineOption> run_options() {
         option("event", "A live-setting change (repeatable).", "STEP:LABEL.KEY=VALUE"),
         option("fork", "A child of the run in DIR.", "DIR"),
         option("from-step", "With --fork: the parent's step to start from.", "N"),
+        option("fork-from-method", "With --fork: the parent's method a new method starts from.",
+               "LABEL"),
         option("resume", "Continue the killed run in DIR.", "DIR"),
         option("probe-timeout", "Seconds the check of a TorchScript model may take.", "S"),
         option("probe-memory", "GiB of memory the check of a TorchScript model may use.", "GIB"),

@@ -16,6 +16,28 @@ constexpr double kConstantInit = -2.0;  // softplus-const's θ̃
 constexpr double kFoldedNormalFloor = 1e-6;  // softplus⁻¹ of the folded-normal draw, floored
 constexpr double kStandardiseEps = 1e-5;     // keeps the standardisation finite for a flat h
 
+// θ̃ with softplus(θ̃) = θ for a fork from pgd's θ ≥ 0: log(expm1(max(θ, 10⁻⁶))), the floor the
+// folded-normal init uses (θ = 0, pgd's shoulder, has no finite preimage).
+torch::Tensor fork_softplus_inverse(const torch::Tensor& theta) {
+    return torch::log(torch::expm1(theta.to(torch::kFloat32).clamp_min(kFoldedNormalFloor)));
+}
+
+// The constrained θ̃ a forked softplus or lifter takes from the source's pre-readout values.
+torch::Tensor fork_theta_tilde(const torch::Tensor& pre, bool source_projected) {
+    return source_projected ? fork_softplus_inverse(pre) : pre.to(torch::kFloat32);
+}
+
+void check_fork_sizes(const TensorShapes& shapes, const std::vector<torch::Tensor>& pre) {
+    if (pre.size() != shapes.size())
+        throw std::invalid_argument("fork: the source has " + std::to_string(pre.size()) +
+                                    " constrained tensors, this ICNN " +
+                                    std::to_string(shapes.size()));
+    for (size_t i = 0; i < pre.size(); ++i)
+        if (pre[i].sizes().vec() != shapes[i])
+            throw std::invalid_argument("fork: constrained tensor " + std::to_string(i) +
+                                        " has another shape in the source");
+}
+
 int64_t numel_of(const std::vector<int64_t>& shape) {
     int64_t n = 1;
     for (int64_t s : shape) n *= s;
@@ -61,6 +83,11 @@ std::vector<torch::Tensor> PositivityStrategy::readout(
     return out;
 }
 
+void PositivityStrategy::fork_from(const std::vector<torch::Tensor>&, bool,
+                                   const std::vector<torch::Tensor>&) {
+    throw std::invalid_argument("this positivity strategy cannot start from another's iterate");
+}
+
 void PositivityStrategy::perturb_init(double /*sd*/, at::Generator& /*gen*/) {
     throw std::invalid_argument(
         "positivity: this strategy has no pre-positivity parameter to perturb (init_noise)");
@@ -81,6 +108,14 @@ std::vector<torch::Tensor> PgdPositivity::pre_readout(const torch::Tensor& /*bat
 void PgdPositivity::start_from(const std::vector<torch::Tensor>& theta) {
     torch::NoGradGuard no_grad;
     for (size_t i = 0; i < theta_.size(); ++i) theta_[i].copy_(theta.at(i).clamp_min(0.0));
+}
+
+void PgdPositivity::fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                              const std::vector<torch::Tensor>&) {
+    check_fork_sizes(shapes_, pre);
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_.size(); ++i)
+        theta_[i].copy_(source_projected ? pre[i] : torch::softplus(pre[i]));
 }
 
 void PgdPositivity::perturb_init(double sd, at::Generator& gen) {
@@ -117,6 +152,14 @@ void SoftplusPositivity::start_from(const std::vector<torch::Tensor>& theta) {
     for (size_t i = 0; i < theta_tilde_.size(); ++i)
         theta_tilde_[i].copy_(torch::log(
             torch::expm1(theta.at(i).to(torch::kFloat32).clamp_min(kFoldedNormalFloor))));
+}
+
+void SoftplusPositivity::fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                                   const std::vector<torch::Tensor>&) {
+    check_fork_sizes(shapes_, pre);
+    torch::NoGradGuard no_grad;
+    for (size_t i = 0; i < theta_tilde_.size(); ++i)
+        theta_tilde_[i].copy_(fork_theta_tilde(pre[i], source_projected));
 }
 
 void SoftplusPositivity::perturb_init(double sd, at::Generator& gen) {
@@ -214,6 +257,31 @@ LifterPositivity::LifterPositivity(TensorShapes shapes, TensorShapes free_shapes
         const std::string name = constrained ? "readout_" + std::to_string(i)
                                              : "free_readout_" + std::to_string(i - n_constrained);
         readouts_.push_back(register_module(name, readout));
+    }
+}
+
+void LifterPositivity::fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                                 const std::vector<torch::Tensor>& free) {
+    if (!options_.slack())
+        throw std::invalid_argument(
+            "lifter-noslack: without the slack b it cannot hold another strategy's θ");
+    check_fork_sizes(shapes_, pre);
+    if (free.size() != free_shapes_.size())
+        throw std::invalid_argument("fork: the source has " + std::to_string(free.size()) +
+                                    " free tensors, this ICNN " +
+                                    std::to_string(free_shapes_.size()));
+    torch::NoGradGuard no_grad;
+    // Θ_E = 0: y = b + 0·h = b exactly, whatever the batch (the body keeps its own init and
+    // learns once Θ_E moves off zero: ∂ℓ/∂Θ_E = g hᵀ ≠ 0 from the first step).
+    for (size_t i = 0; i < readouts_.size(); ++i) {
+        const bool constrained = i < shapes_.size();
+        const auto& value =
+            constrained ? fork_theta_tilde(pre[i], source_projected) : free[i - shapes_.size()];
+        if (value.numel() != readouts_[i]->bias.numel())
+            throw std::invalid_argument("fork: free tensor " + std::to_string(i - shapes_.size()) +
+                                        " has another shape in the source");
+        readouts_[i]->weight.zero_();
+        readouts_[i]->bias.copy_(value.reshape({-1}));
     }
 }
 

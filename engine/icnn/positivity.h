@@ -46,6 +46,16 @@ public:
     // The lifter family (every tensor emitted from its own init) and softplus-const (its
     // constant is the point of the variant) keep their init.
     virtual void start_from(const std::vector<torch::Tensor>& theta) {}
+    // A fork from another strategy's iterate (issue 40, docs/methods.md §4.5), so that readout()
+    // gives the same θ: `pre` holds the source's constrained pre-readout values (θ̃, or θ itself
+    // when `source_projected`: pgd), `free` the source's free ICNN tensors (its own, or emitted).
+    // pgd: θ = softplus(θ̃), or θ; softplus: θ̃, or softplus⁻¹(max(θ, 10⁻⁶)) from pgd (θ = 0 has
+    // no finite preimage: the floor of the folded-normal init); the lifter family: every
+    // readout's Θ_E = 0 and its bias b = that θ̃ (free: b = the tensor), whatever the batch.
+    // The direct strategies leave `free` to the ICNN (IcnnTrainer). Throws std::invalid_argument
+    // where the strategy cannot hold θ (lifter-noslack: no slack b).
+    virtual void fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                           const std::vector<torch::Tensor>& free);
     // The reference's symmetric initialisation (MethodSpec::init_noise): a per-element
     // N(0, sd²) perturbation of the strategy's own pre-positivity parameter, drawn from `gen` as
     // one vector per constrained tensor in the order of shapes(), so that every strategy given the
@@ -98,6 +108,8 @@ public:
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void after_step() override;
     void start_from(const std::vector<torch::Tensor>& theta) override;
+    void fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                   const std::vector<torch::Tensor>& free) override;
     void perturb_init(double sd, at::Generator& gen) override;
     void push(const std::vector<torch::Tensor>& masks, double depth) override;
     bool projected() const override { return true; }
@@ -116,6 +128,8 @@ public:
     SoftplusPositivity(TensorShapes shapes, Init init);
     std::vector<torch::Tensor> pre_readout(const torch::Tensor& batch) override;
     void start_from(const std::vector<torch::Tensor>& theta) override;
+    void fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                   const std::vector<torch::Tensor>& free) override;
     void perturb_init(double sd, at::Generator& gen) override;
     void push(const std::vector<torch::Tensor>& masks, double depth) override;
 
@@ -150,6 +164,8 @@ public:
     bool reads_independent_batch() const override { return options_.decoupled(); }
     bool emits_free() const override { return true; }
     bool has_slack() const override { return options_.slack(); }
+    void fork_from(const std::vector<torch::Tensor>& pre, bool source_projected,
+                   const std::vector<torch::Tensor>& free) override;
     void perturb_init(double sd, at::Generator& gen) override;
     void push(const std::vector<torch::Tensor>& masks, double depth) override;
     // Every readout weight Θ (θ̃ = b + Θ h): ∂ℓ/∂Θ = g hᵀ.

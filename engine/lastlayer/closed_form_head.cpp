@@ -70,6 +70,12 @@ void ClosedFormHead::load_state(const StateArchive& a, const std::string& prefix
     set_weights(w.to(w_.device()));
 }
 
+void ClosedFormHead::load_weights(const torch::Tensor& w) {
+    if (w.sizes() != w_.sizes())
+        throw std::invalid_argument("the last layer's W does not fit this head");
+    set_weights(w.detach().to(w_.device(), w_.scalar_type()).clone());
+}
+
 void RlsHead::save_state(StateArchive& a, const std::string& prefix) const {
     ClosedFormHead::save_state(a, prefix);
     a.put_int(prefix + "count", stats_.count);

@@ -18,6 +18,7 @@ public:
     torch::Tensor weights() const override { return w_; }
     // The statistics of RlsHead start empty and follow the features' device.
     void to(const torch::Device& device) override { set_weights(w_.to(device)); }
+    void load_weights(const torch::Tensor& w) override;
     void save_state(StateArchive& a, const std::string& prefix) const override;
     void load_state(const StateArchive& a, const std::string& prefix) override;
 

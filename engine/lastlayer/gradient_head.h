@@ -11,6 +11,7 @@ public:
     std::vector<torch::Tensor> parameters() override;
     torch::Tensor weights() const override;
     void to(const torch::Device& device) override { linear_->to(device); }
+    void load_weights(const torch::Tensor& w) override;
 
 private:
     torch::nn::Linear linear_;

@@ -46,6 +46,10 @@ public:
     virtual void set_setting(const std::string& key, double value) {
         throw std::invalid_argument("this last layer has no live setting '" + key + "'");
     }
+    // Starts from another head's W ((d+1) × k, the layout of weights()): a fork to another
+    // method of the family (training/trainer.h ForkStart). Throws std::invalid_argument when W
+    // does not fit.
+    virtual void load_weights(const torch::Tensor& w) = 0;
     // What the closed form carries from step to step (W, RLS statistics), for run --resume;
     // a gradient head's weights are parameters(), saved with the backbone's.
     virtual void save_state(StateArchive& a, const std::string& prefix) const {}

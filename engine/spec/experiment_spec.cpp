@@ -745,6 +745,8 @@ void check_events_and_fork(const ExperimentSpec& s) {
                     ": steps must be larger (got " + std::to_string(s.steps) + ")");
     else
         require(s.fork_step == 0, "fork_step", "is only meaningful with a parent");
+    require(s.parent.empty() ? s.fork_source.empty() : true, "fork_source",
+            "is only meaningful with a parent (a fork: run --fork)");
 }
 
 }  // namespace
@@ -865,6 +867,7 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
     r.read("fork_state_every", s.fork_state_every);
     r.read("parent", s.parent);
     r.read("fork_step", s.fork_step);
+    r.read("fork_source", s.fork_source);
     if (r.has("events")) {
         const auto& arr = r.raw("events");
         if (!arr.is_array()) throw SpecError("events", "expected an array, got " + describe(arr));
@@ -1010,6 +1013,7 @@ nlohmann::json to_json(const ExperimentSpec& s) {
             {"events", events},
             {"parent", s.parent},
             {"fork_step", s.fork_step},
+            {"fork_source", s.fork_source},
             {"probe_timeout_seconds", s.probe_timeout_seconds},
             {"probe_memory_gib", s.probe_memory_gib},
             {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},

@@ -281,6 +281,10 @@ struct ExperimentSpec {
     // (step fork_step + 1 is its first); "" for a run from scratch.
     std::string parent;
     int fork_step = 0;
+    // A fork's method whose label the parent did not run starts from the parent's method of
+    // this label (same family; `--fork-from-method`); "" when the parent ran one method (that
+    // one) or every child label is the parent's. Recorded as resolved.
+    std::string fork_source;
     // A user's TorchScript file (backbone.script, icnn.script) is loaded, checked and run on its
     // probe batch in a child process (training/model_probe.h) that is stopped after this many
     // seconds and may use at most probe_memory_gib GiB of address space (0: half the machine's

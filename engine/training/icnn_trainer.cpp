@@ -415,6 +415,52 @@ void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
     }
 }
 
+void IcnnTrainer::start_from_method(Trainer& source) {
+    auto* src = dynamic_cast<IcnnTrainer*>(&source);
+    if (!src) throw std::invalid_argument("an ICNN strategy starts only from another strategy");
+    if (src->icnn_->constrained_shapes() != icnn_->constrained_shapes() ||
+        src->icnn_->free_shapes() != icnn_->free_shapes())
+        throw std::invalid_argument("the two strategies train ICNNs of other shapes (widths " +
+                                    std::to_string(src->width_) + " and " + std::to_string(width_) +
+                                    ")");
+    torch::NoGradGuard no_grad;
+    auto& from = src->icnn_->strategy();
+    auto& to = icnn_->strategy();
+    // The weights the source's test loss was scored with (eval_conditioning reference): for the
+    // lifter family, emitted at the reference set; the direct strategies' own.
+    auto pre = src->reference_pre_readout();
+    const auto nc = from.constrained_count();
+    std::vector<torch::Tensor> constrained(pre.begin(),
+                                           pre.begin() + static_cast<std::ptrdiff_t>(nc));
+    std::vector<torch::Tensor> free;
+    if (from.emits_free())
+        free.assign(pre.begin() + static_cast<std::ptrdiff_t>(nc), pre.end());
+    else
+        for (const auto& t : src->icnn_->free_parameters()) free.push_back(t.detach().clone());
+    for (auto& t : constrained) t = t.detach().clone();
+    for (auto& t : free) t = t.detach().clone();
+    to.fork_from(constrained, from.projected(), free);
+    if (!to.emits_free()) {
+        const auto own = icnn_->free_parameters();
+        for (size_t i = 0; i < own.size(); ++i) own[i].copy_(free.at(i).view_as(own[i]));
+    }
+    const auto extra_from = src->extra_parameters(), extra_to = extra_parameters();
+    if (extra_from.size() != extra_to.size())
+        throw std::invalid_argument("the two models have other extra parameters");
+    for (size_t i = 0; i < extra_to.size(); ++i) extra_to[i].copy_(extra_from[i]);
+    StateArchive carried;
+    src->sampler_.save_state(carried, "sampler.");
+    src->independent_sampler_.save_state(carried, "independent.");
+    sampler_.load_state(carried, "sampler.");
+    independent_sampler_.load_state(carried, "independent.");
+    fresh_seeds_ = src->fresh_seeds_;
+    steps_ = src->steps_;
+    step_seconds_ = src->step_seconds_;
+    push_mask_ = src->push_mask_.defined() ? src->push_mask_.clone() : torch::Tensor();
+    last_evaluation_.clear();
+    traces_.clear();
+}
+
 std::map<std::string, double> IcnnTrainer::live_settings() const {
     return {{"lr", adam_ ? adam_->lr() : optimizer_->param_groups().front().options().get_lr()}};
 }

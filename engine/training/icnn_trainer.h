@@ -31,6 +31,7 @@ class IcnnTrainer : public Trainer,
                     public ModelExport,
                     public Resumable,
                     public LiveSettings,
+                    public ForkStart,
                     public ShoulderPush {
 public:
     IcnnTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
@@ -68,6 +69,12 @@ public:
     // "lr": the step size of the strategy's optimizer (lifter, softplus, pgd, …).
     std::map<std::string, double> live_settings() const override;
     void set_live_setting(const std::string& key, double value) override;
+    // From another strategy of the seed on an ICNN of the same shapes (ForkStart): θ as the
+    // source's evaluation reads it — at the reference set (docs/methods.md §4.5) — and the free
+    // tensors, the model's extra parameters, the samplers, the step count and the push mask.
+    // The optimizer starts fresh (its parameters are others), the shoulder statistics and traces
+    // start at the fork.
+    void start_from_method(Trainer& source) override;
     // From then on evaluate_test() also gives push_escaped: the fraction of every coordinate
     // pushed so far that is out of the shoulder at the reference iterate.
     std::pair<double, double> push_into_shoulder(const std::string& layers, double fraction,

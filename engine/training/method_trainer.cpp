@@ -85,6 +85,7 @@ MethodTrainer::MethodTrainer(const ExperimentSpec& spec, const MethodSpec& metho
     auto params = backbone_->trainable_parameters();
     for (auto& p : head_->parameters()) params.push_back(p);
     const std::string& own = method_info(method.name).optimizer;
+    optimizer_kind_ = own.empty() ? spec.optimizer.kind : own;
     if (!own.empty()) {
         // sgd, adam: the method's own optimizer and step size, for θ and W.
         optimizer_ = make_optimizer(own, method.lr, spec.optimizer.momentum, params);
@@ -384,6 +385,42 @@ void MethodTrainer::load_state(const StateArchive& a, const std::string& prefix)
     steps_ = static_cast<int>(a.integer(prefix + "steps"));
     step_seconds_ = a.real(prefix + "step_seconds");
     solve_seconds_ = a.real(prefix + "solve_seconds");
+}
+
+void MethodTrainer::start_from_method(Trainer& source) {
+    auto* src = dynamic_cast<MethodTrainer*>(&source);
+    if (!src)
+        throw std::invalid_argument(
+            "a gradient or closed-form method starts only from another of that family");
+    const auto from = src->backbone_->parameters(), to = backbone_->parameters();
+    if (from.size() != to.size())
+        throw std::invalid_argument("the backbones differ (" + std::to_string(from.size()) +
+                                    " and " + std::to_string(to.size()) + " tensors)");
+    {
+        torch::NoGradGuard no_grad;
+        for (size_t i = 0; i < to.size(); ++i) {
+            if (from[i].sizes() != to[i].sizes())
+                throw std::invalid_argument("the backbones differ in tensor " + std::to_string(i));
+            to[i].copy_(from[i]);
+        }
+    }
+    // W means the same between two heads of one loss (features·W[:d] + W[d]: the prediction, or
+    // the logits); a squared-loss W is no cross-entropy head's, which keeps its own start.
+    if (src->cross_entropy_ == cross_entropy_) head_->load_weights(src->head_->weights());
+    StateArchive carried;
+    src->sampler_.save_state(carried, "sampler.");
+    sampler_.load_state(carried, "sampler.");
+    if (src->optimizer_kind_ == optimizer_kind_ &&
+        src->head_->closed_form() == head_->closed_form()) {
+        // The same parameters (the backbone's, and the head's when both are trained) under the
+        // same update rule: the moments mean the same thing. The step size is the child's own
+        // (the seed run replays its settings after the start).
+        save_optimizer_state(*src->optimizer_, carried, "opt.");
+        load_optimizer_state(*optimizer_, carried, "opt.");
+    }
+    steps_ = src->steps_;
+    step_seconds_ = src->step_seconds_;
+    solve_seconds_ = src->solve_seconds_;
 }
 
 std::map<std::string, double> MethodTrainer::live_settings() const {

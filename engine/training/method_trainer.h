@@ -29,6 +29,7 @@ class MethodTrainer : public Trainer,
                       public ModelExport,
                       public Resumable,
                       public LiveSettings,
+                      public ForkStart,
                       public DataParallel {
 public:
     MethodTrainer(const ExperimentSpec& spec, const MethodSpec& method, const Dataset& data,
@@ -58,6 +59,11 @@ public:
     // "lr" (the optimizer's step size, every param group) and the closed form's setting.
     std::map<std::string, double> live_settings() const override;
     void set_live_setting(const std::string& key, double value) override;
+    // From another gradient or closed-form method of the seed (ForkStart): its backbone, its W
+    // when both heads fit the same loss (squared or cross-entropy), its sampler position and step
+    // count, and its optimizer moments when both train the same parameters (both heads closed
+    // forms, or both trained) with the same optimizer kind; otherwise the optimizer starts fresh.
+    void start_from_method(Trainer& source) override;
 
     bool closed_form() const override { return head_->closed_form(); }
     double step_seconds() const override { return step_seconds_; }
@@ -103,6 +109,7 @@ private:
     const Dataset& data_;
     torch::Device device_;  // the data's: every model and tensor of this trainer lives there
     bool cross_entropy_;
+    std::string optimizer_kind_;  // sgd, adam: the method's own, else the spec's
     bool backbone_first_;
     // Every backbone parameter frozen: a linear probe on fixed features. The closed forms solve
     // on them without a θ step (cf-full once), the gradient methods train their head alone, and

@@ -10,6 +10,8 @@
 #include "core/bounded_input.h"
 #include "core/errors.h"
 #include "core/sha256.h"
+#include "icnn/positivity.h"
+#include "methods/method_registry.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
 #include "run/state_archive.h"
@@ -136,6 +138,44 @@ Shard recorded_shard(const std::string& spec_file) {
     shard.index = static_cast<int>(index);
     shard.count = static_cast<int>(count);
     return shard;
+}
+
+// The families a method can start from another of (ForkStart): "last-layer" (a backbone and a
+// linear head: the gradient and closed-form methods), "icnn" (the positivity strategies); ""
+// for none (dfiv).
+std::string fork_family(const MethodInfo& info) {
+    if (info.family == MethodFamily::Gradient || info.family == MethodFamily::ClosedForm)
+        return "last-layer";
+    if (info.family == MethodFamily::Positivity) return "icnn";
+    return "";
+}
+
+// Whether `child` can start from the parent's `source`, another method (SpecError "methods").
+void check_fork_family(const ExperimentSpec& spec, const MethodSpec& source,
+                       const MethodSpec& child) {
+    const auto& from = method_info(source.name);
+    const auto& to = method_info(child.name);
+    const std::string what = "method '" + child.label + "' (" + child.name +
+                             ") cannot start from " + "the parent's '" + source.label + "' (" +
+                             source.name + "): ";
+    const std::string family = fork_family(to);
+    if (family.empty() || fork_family(from).empty())
+        throw SpecError("methods", what + to_string((family.empty() ? to : from).family) +
+                                       " methods start only from their own state");
+    if (family != fork_family(from))
+        throw SpecError("methods", what + "another family (" + to_string(from.family) + " and " +
+                                       to_string(to.family) +
+                                       "): a fork starts a method from one of its own family");
+    if (family != "icnn") return;
+    if (spec.icnn.architecture != "liftlab")
+        throw SpecError(
+            "methods", what + "icnn.architecture " + spec.icnn.architecture +
+                           " keeps each strategy's own state only (use icnn.architecture liftlab)");
+    if (from.wide != to.wide)
+        throw SpecError("methods", what + "softplus-wide trains a wider ICNN than the others");
+    if (to.positivity == PositivityMap::Lifted &&
+        !make_positivity(to.name, TensorShapeList(1, std::vector<int64_t>{1}), {}, 1)->has_slack())
+        throw SpecError("methods", what + "without the slack b it cannot hold the parent's θ");
 }
 
 }  // namespace
@@ -291,17 +331,52 @@ std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
     if (parent.sweep.key != child.sweep.key || parent.sweep.values != child.sweep.values)
         throw SpecError(
             "sweep", "a fork keeps its parent's sweep (" + child.parent + " swept something else)");
+    std::string labels;
+    const MethodSpec* only = parent.methods.size() == 1 ? &parent.methods.front() : nullptr;
+    auto in_parent = [&](const std::string& label) -> const MethodSpec* {
+        for (const auto& pm : parent.methods)
+            if (pm.label == label) return &pm;
+        return nullptr;
+    };
+    for (const auto& pm : parent.methods) labels += (labels.empty() ? "" : ", ") + pm.label;
+    const MethodSpec* named = nullptr;
+    if (!child.fork_source.empty()) {
+        named = in_parent(child.fork_source);
+        if (!named)
+            throw SpecError("fork_source", "'" + child.fork_source + "' is not a method of " +
+                                               child.parent + " (its methods: " + labels + ")");
+        plan->fork_source = named->label;
+    }
     for (const auto& m : child.methods) {
-        bool found = false;
-        std::string labels;
-        for (const auto& pm : parent.methods) {
-            found = found || pm.label == m.label;
-            labels += (labels.empty() ? "" : ", ") + pm.label;
+        const MethodSpec* source = in_parent(m.label);
+        if (!source) {
+            source = named ? named : only;
+            if (!source)
+                throw SpecError("methods",
+                                "method '" + m.label + "' has no state in the parent " +
+                                    child.parent + " (its methods: " + labels +
+                                    "): name the method it starts from with --fork-from-method "
+                                    "LABEL (spec key fork_source), or keep a label the parent "
+                                    "ran (a swapped method keeps the label it replaces)");
+            plan->fork_source = source->label;
         }
-        if (!found)
-            throw SpecError("methods", "method '" + m.label + "' has no state in the parent " +
-                                           child.parent + " (its methods: " + labels +
-                                           "; a swapped method keeps the label it replaces)");
+        if (source->name != m.name) check_fork_family(child, *source, m);
+        plan->sources[m.label] = *source;
+    }
+    // A named source no child method starts from would be ignored without a word: every child
+    // label the parent ran continues its own method.
+    if (named) {
+        bool used = false;
+        for (const auto& [label, source] : plan->sources)
+            used = used || source.label == named->label;
+        if (!used)
+            throw SpecError("fork_source",
+                            "no method of the fork starts from '" + named->label +
+                                "': each child label the parent ran continues its own state; "
+                                "give the method to start from it a label the parent did not run "
+                                "(e.g. --set 'methods=[{\"name\": \"lifter\", \"label\": "
+                                "\"lifter-from-" +
+                                named->label + "\"}]')");
     }
     const std::string spec_file = child.parent + "/" + run_folder::kSpec;
     const std::string digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));

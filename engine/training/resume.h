@@ -52,11 +52,18 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
                                                  const ExperimentSpec& spec);
 
 // A forked run (issue 40): the parent's kept states at `step`, by unit. Every method of the
-// child starts from the parent's method of the same label.
+// child starts from the parent's method of the same label, else from the fork source
+// (spec.fork_source, or the parent's one method): its whole state when the two are the same
+// method, else through Trainer's ForkStart (another method of the same family).
 struct ForkPlan {
     std::string parent;  // the parent run folder
     int step = 0;        // the child's first step is step + 1
     std::map<int, std::shared_ptr<StateArchive>> units;
+    // By child label: the parent's method it starts from (its label and settings in the parent).
+    std::map<std::string, MethodSpec> sources;
+    // The fork source as resolved (spec.fork_source, or the parent's one method when a child
+    // label needed it): what the child's spec.json records.
+    std::string fork_source;
 };
 // The latest step at or before `step` at which every unit of the run in `parent_dir` kept a fork
 // state (spec key fork_state_every). Throws SpecError ("--from-step") naming what there is.
@@ -64,7 +71,10 @@ int latest_fork_step(const std::string& parent_dir, int step);
 // The parent's spec (its spec.json), for the child to start from.
 ExperimentSpec fork_parent_spec(const std::string& parent_dir);
 // Reads the states `child` (parent, fork_step) starts from and checks that they fit it: the same
-// seeds and sweep, every method label in the parent. Throws SpecError / DataError.
+// seeds and sweep; every child method has a source — its own label in the parent, or the fork
+// source, named when the parent ran several methods — of its own family (gradient and
+// closed-form methods; ICNN strategies on an ICNN of the same width, with a slack for the lifter
+// family). Throws SpecError (key "methods" or "fork_source") / DataError.
 std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child);
 // states/unit<u>_step<s>.state of a run folder.
 std::string fork_state_path(const std::string& dir, int unit, int step);

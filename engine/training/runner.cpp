@@ -488,7 +488,10 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& given,
     RunOptions options = given;
     if (!spec.parent.empty() && !options.fork) options.fork = prepare_fork(spec);
     if (options.resume) options.shard = options.resume->shard;  // a shard resumes its own cells
-    Run run(spec, options, on_progress);
+    // spec.json records the fork source as resolved (the parent's one method, when not named).
+    ExperimentSpec recorded = spec;
+    if (options.fork) recorded.fork_source = options.fork->fork_source;
+    Run run(recorded, options, on_progress);
     try {
         return run.execute();
     } catch (const std::exception& e) {

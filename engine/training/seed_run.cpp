@@ -1,5 +1,7 @@
 #include "training/seed_run.h"
 
+#include <ATen/CPUGeneratorImpl.h>
+
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
@@ -216,24 +218,36 @@ void SeedRun::restore(const StateArchive& a, int step, const std::string& dir,
                       const std::string& file, bool fork) {
     for (size_t i = 0; i < slots_.size(); ++i) {
         auto& s = slots_[i];
-        // A fork takes the parent's method of the same label (its slot may be elsewhere).
+        // A fork takes the parent's method of the same label, or its fork source (ForkPlan): its
+        // slot may be elsewhere.
         size_t j = i;
+        std::string label = s.summary.method;  // the source's, with the sweep suffix
+        const MethodSpec* source = nullptr;
         if (fork) {
+            const auto it = options_.fork->sources.find(s.label);
+            if (it == options_.fork->sources.end())
+                throw DataError(file, 0, "the fork plan has no source for method " + s.label);
+            source = &it->second;
+            label = source->label + where_.suffix;
             for (j = 0; a.has("s" + std::to_string(j) + ".summary.method"); ++j)
-                if (a.text("s" + std::to_string(j) + ".summary.method") == s.summary.method) break;
+                if (a.text("s" + std::to_string(j) + ".summary.method") == label) break;
             if (!a.has("s" + std::to_string(j) + ".summary.method"))
-                throw DataError(file, 0, "holds no state of method " + s.summary.method);
+                throw DataError(file, 0, "holds no state of method " + label);
         }
         const std::string p = "s" + std::to_string(j) + ".";
-        const auto saved = get_run_summary(a, p + "summary.");
+        const std::string name = s.summary.name;
+        if (source && source->name != name) {
+            start_from_other(s, *source, a, p, step, file);
+            continue;
+        }
+        auto saved = get_run_summary(a, p + "summary.");
+        if (fork) saved.method = s.summary.method;  // the same method under another label
         if (saved.method != s.summary.method || saved.seed != s.summary.seed)
             throw DataError(file, 0,
                             "holds method " + saved.method + ", seed " +
                                 std::to_string(saved.seed) + " where the spec has " +
                                 s.summary.method + ", seed " + std::to_string(s.summary.seed));
-        const std::string name = s.summary.name;
         s.summary = saved;
-        if (fork) s.summary.name = name;  // a swapped method keeps the label it replaces
         s.active = a.integer(p + "active") != 0;
         s.loss_sum = a.real(p + "loss_sum");
         s.loss_count = static_cast<int>(a.integer(p + "loss_count"));
@@ -256,7 +270,7 @@ void SeedRun::restore(const StateArchive& a, int step, const std::string& dir,
         s.trajectory_dirty = false;
         if (n > 0) {
             const std::string file = dir + "/" + run_folder::kTrajectories + "/" +
-                                     to_safe_path_component(s.summary.method) + "_seed" +
+                                     to_safe_path_component(label) + "_seed" +
                                      std::to_string(seed_) + ".pt";
             std::vector<torch::Tensor> t;
             try {
@@ -275,6 +289,66 @@ void SeedRun::restore(const StateArchive& a, int step, const std::string& dir,
         }
     }
     replay_settings(step);
+}
+
+void SeedRun::start_from_other(Slot& s, const MethodSpec& source, const StateArchive& a,
+                               const std::string& p, int step, const std::string& file) {
+    const auto saved = get_run_summary(a, p + "summary.");
+    const std::string what = "method " + s.summary.method + " (" + s.summary.name + ")";
+    if (saved.seed != s.summary.seed)
+        throw DataError(file, 0,
+                        "holds seed " + std::to_string(saved.seed) + " where the spec has " +
+                            std::to_string(s.summary.seed));
+    if (a.integer(p + "active") == 0)
+        throw DataError(file, 0,
+                        what + " cannot start from " + saved.method + ": it had stopped (" +
+                            to_string(saved.status) + ") by step " + std::to_string(step));
+    // The source as the parent trained it: built for this seed (the global generator as it was,
+    // so that nothing drawn later changes) and restored to the fork step.
+    std::unique_ptr<Trainer> from;
+    {
+        std::lock_guard<std::mutex> lock(trainer_construction_mutex());
+        auto gen = at::detail::getDefaultCPUGenerator();
+        torch::Tensor generator_state;
+        {
+            std::lock_guard<std::mutex> g(gen.mutex());
+            generator_state = gen.get_state();
+        }
+        auto put_back = [&] {
+            std::lock_guard<std::mutex> g(gen.mutex());
+            gen.set_state(generator_state);
+        };
+        try {
+            from = make_trainer(spec_, source, data_, seed_);
+        } catch (...) {
+            put_back();
+            throw;
+        }
+        put_back();
+    }
+    try {
+        dynamic_cast<Resumable&>(*from).load_state(a, p + "t.");
+        auto* start = dynamic_cast<ForkStart*>(s.trainer.get());
+        if (!start) throw std::invalid_argument("its trainer cannot start from another method");
+        start->start_from_method(*from);
+    } catch (const std::exception& e) {
+        throw DataError(file, 0,
+                        what + " cannot start from the parent's " + saved.method + " (" +
+                            source.name + "): " + e.what());
+    }
+    s.transferred = true;
+    s.active = true;
+    s.summary.status = RunStatus::Running;
+    s.summary.steps_done = step;
+    s.summary.final_metrics.clear();
+    s.loss_sum = a.real(p + "loss_sum");
+    s.loss_count = static_cast<int>(a.integer(p + "loss_count"));
+    s.first_loss = a.real(p + "first_loss");  // the divergence test's reference: the same loss
+    s.dwells_written = 0;                     // its shoulder statistics start at the fork
+    s.checkpoint_steps.clear();
+    s.checkpoints.clear();
+    s.trajectory_dirty = false;
+    if (spec_.diagnostics.checkpoint_every > 0) record_checkpoint(s, step);
 }
 
 void SeedRun::replay_settings(int step) {
@@ -388,6 +462,15 @@ void SeedRun::run() {
     last_state_save_ = std::chrono::steady_clock::now();
     if (!resumed && !options_.fork && !resume_blocker_.empty()) save_unit_state(0, false);
     if (!resumed && !options_.fork && spec_.log_initial && !log_initial_metrics()) {
+        cancelled_ = true;
+        finish();
+        return;
+    }
+    // A method a fork started from another method: its metrics at the fork step, to set beside
+    // the source's there (the same model: the same numbers, docs/cli.md "Forks").
+    bool transferred = false;
+    for (const auto& s : slots_) transferred = transferred || s.transferred;
+    if (transferred && !log_initial_metrics(first_step - 1, /*transferred_only=*/true)) {
         cancelled_ = true;
         finish();
         return;
@@ -647,9 +730,9 @@ void SeedRun::log_fixed_spectrum(int step) {
     }
 }
 
-bool SeedRun::log_initial_metrics() {
+bool SeedRun::log_initial_metrics(int step, bool transferred_only) {
     for (auto& s : slots_) {
-        if (!s.active) continue;
+        if (!s.active || (transferred_only && !s.transferred)) continue;
         // A method whose test metrics need a first step (nothing fitted yet) has no step-0
         // point; it is not a failure of the run.
         std::map<std::string, double> test;
@@ -659,11 +742,11 @@ bool SeedRun::log_initial_metrics() {
             continue;
         }
         if (!std::isfinite(test.count("test_loss") ? test.at("test_loss") : NAN)) continue;
-        for (const auto& [k, v] : test) emit(s, 0, k, v);
+        for (const auto& [k, v] : test) emit(s, step, k, v);
         if (spec_.diagnostics.train_set_loss)
-            emit(s, 0, "train_set_loss", s.trainer->train_set_loss());
+            emit(s, step, "train_set_loss", s.trainer->train_set_loss());
     }
-    update_.step = 0;
+    update_.step = step;
     const bool go_on = reporter_.report(where_.unit, update_);
     update_.points.clear();
     update_.traces.clear();

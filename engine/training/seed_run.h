@@ -78,6 +78,9 @@ private:
         std::map<std::string, std::vector<torch::Tensor>> checkpoints;
         bool trajectory_dirty = false;  // checkpoints not yet on disk
         size_t dwells_written = 0;      // dwell_times() already in dwells.csv
+        // A fork started it from another method's state (ForkStart): its test metrics are logged
+        // at the fork step, where the source's were.
+        bool transferred = false;
     };
     // A method's training ended at a step: (status, reason).
     using Ending = std::optional<std::pair<RunStatus, std::string>>;
@@ -93,6 +96,10 @@ private:
     // methods found by label): `dir` holds its trajectories, `file` names it in errors.
     void restore(const StateArchive& a, int step, const std::string& dir, const std::string& file,
                  bool fork);
+    // A fork: slot `s` starts from the parent's method `source` (another method of its family),
+    // whose state is under `p` in `a` (ForkStart).
+    void start_from_other(Slot& s, const MethodSpec& source, const StateArchive& a,
+                          const std::string& p, int step, const std::string& file);
     // After a restore to `step`: the live settings the spec and the events before `step` give.
     void replay_settings(int step);
     // The events at `step`, applied to the live trainers (after that step, before the next)
@@ -114,8 +121,10 @@ private:
     bool observe(int step);
     void emit(Slot& s, int step, const std::string& metric, double value);
     bool log_metrics(Slot& s, int step);
-    // spec log_initial: the untrained models' test metrics as step 0. False when cancelled.
-    bool log_initial_metrics();
+    // spec log_initial: the untrained models' test metrics as step 0; transferred_only: those of
+    // the methods a fork started from another method (Slot::transferred), at the fork step.
+    // False when cancelled.
+    bool log_initial_metrics(int step = 0, bool transferred_only = false);
     void log_diagnostics(Slot& s, int step, bool spectrum_now, bool gain_now);
     // The spectrum of fixed features (FeatureProbe::fixed_features), once per unit.
     void log_fixed_spectrum(int step);

@@ -95,6 +95,17 @@ public:
     virtual void load_state(const StateArchive& a, const std::string& prefix) = 0;
 };
 
+// A fork to another method of the same family (issue 40, docs/cli.md "Forks"): a freshly built
+// trainer starts from `source`'s iterate — another method of its family on the same seed, restored
+// to the fork step — so that its model computes what the source's computed there (the closed-form
+// family: the backbone and, between heads of the same loss, W; the ICNN family: the same θ at the
+// reference set, docs/methods.md §4.5). Throws std::invalid_argument naming what cannot be carried.
+class ForkStart {
+public:
+    virtual ~ForkStart() = default;
+    virtual void start_from_method(Trainer& source) = 0;
+};
+
 // Settings a running trainer can change between two steps (issue 40: `--event`, events.csv):
 // its optimizer's step size "lr" and its closed form's "beta", "lambda" or "rho" — the keys of
 // live_setting_keys() (spec/experiment_spec.h) for its method.

@@ -10,6 +10,10 @@
 #               on, and --resume before and after the push gives the same rows
 #   bad_events  malformed events, unknown methods/keys, bad values and forks without kept
 #               states exit 2 naming the fault, and leave no run folder
+#   crossfork   a fork to another method of the family starts from the parent's weights: the
+#               child method's test_loss at the fork step is the source's there (cf-ridge →
+#               cf-prox, sgd; softplus → lifter, lifter → softplus, pgd exactly; pgd → lifter within
+#               the floor's tolerance); an ambiguous or impossible source exits 2, no folder
 set -euo pipefail
 scenario=$1 cli=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work"
@@ -57,6 +61,36 @@ import json, sys
 d = json.load(open(sys.argv[1])); d["status"] = "running"; json.dump(d, open(sys.argv[1], "w"))
 PY
   "$cli" run --resume "$copy" >/dev/null 2>"$copy.err" || { cat "$copy.err"; fail "resume of $copy"; }
+}
+
+# expect2 PATTERN ARGS...: exit 2 and PATTERN on stderr
+expect2() {
+  local pattern=$1; shift
+  set +e; "$cli" "$@" >/dev/null 2>err.txt; local rc=$?; set -e
+  [ $rc = 2 ] || fail "exit $rc (2 expected) for: $* ($(cat err.txt))"
+  grep -q -- "$pattern" err.txt || fail "'$pattern' not in the error for $*: $(cat err.txt)"
+}
+
+# fork_start CHILD CLABEL PARENT PLABEL STEP TOL: CHILD's first test_loss of CLABEL is at STEP and
+# equals PARENT's test_loss of PLABEL at STEP — as the same text (TOL exact) or within TOL; the
+# child has rows of CLABEL after STEP too. Prints the difference.
+fork_start() {
+  "$py" - "$@" <<'PY'
+import csv, sys
+child, clabel, parent, plabel, step, tol = sys.argv[1:7]
+step = int(step)
+def losses(d, label):
+    return {int(r["step"]): r["value"] for r in csv.DictReader(open(d + "/metrics.csv"))
+            if r["method"] == label and r["metric"] == "test_loss"}
+c, p = losses(child, clabel), losses(parent, plabel)
+assert c and min(c) == step, ("first step of", clabel, sorted(c))
+assert max(c) > step, ("no rows after the fork", sorted(c))
+diff = abs(float(c[step]) - float(p[step]))
+print(f"{plabel} -> {clabel} at {step}: parent {p[step]} child {c[step]} |diff| {diff:.3g}")
+ok = c[step] == p[step] if tol == "exact" else diff <= float(tol)
+if not ok:
+    sys.exit(f"{clabel} starts at {c[step]}, {plabel} was at {p[step]} (tolerance {tol})")
+PY
 }
 
 case "$scenario" in
@@ -158,12 +192,6 @@ PY
 bad_events)
   base=(cf-regression --out runs --steps 40 --set log_every=20 --set task.n_train=256
         --set task.n_test=64)
-  expect2() {  # expect2 PATTERN ARGS...: exit 2 and PATTERN on stderr
-    local pattern=$1; shift
-    set +e; "$cli" "$@" >/dev/null 2>err.txt; local rc=$?; set -e
-    [ $rc = 2 ] || fail "exit $rc (2 expected) for: $* ($(cat err.txt))"
-    grep -q -- "$pattern" err.txt || fail "'$pattern' not in the error for $*: $(cat err.txt)"
-  }
   expect2 "STEP:LABEL.KEY=VALUE" run "${base[@]}" --event cf-prox.lambda=10
   expect2 "not a non-negative integer" run "${base[@]}" --event x:cf-prox.lambda=10
   expect2 "is not LABEL.KEY" run "${base[@]}" --event 10:lambda=10
@@ -190,6 +218,70 @@ bad_events)
   expect2 "fork_state_every.*needs save_state" run "${base[@]}" --set fork_state_every=1 \
     --set save_state=false
   [ "$(ls runs | wc -l)" = 2 ] || fail "a refused fork left a run folder: $(ls runs)"
+  ;;
+crossfork)
+  # Closed form: a parent of one method (cf-ridge), 80 steps, a state kept every 20.
+  cf=(--out runs --steps 80 --set log_every=20 --set fork_state_every=1 --set task.n_train=1024
+      --set task.n_test=256 --set diagnostics.one_step_every=0 --set diagnostics.spectrum_every=0)
+  p=$("$cli" run cf-regression "${cf[@]}" --methods cf-ridge 2>p.err) || { cat p.err; fail parent; }
+  c=$("$cli" run --fork "$p" --from-step 40 --out runs --methods cf-prox 2>c.err) \
+    || { cat c.err; fail "cf-prox from cf-ridge"; }
+  fork_start "$c" cf-prox "$p" cf-ridge 40 exact || fail "cf-prox does not start where cf-ridge was"
+  "$py" - "$c" <<'PY' || fail "spec.json of the fork records no fork_source"
+import json, sys
+assert json.load(open(sys.argv[1] + "/spec.json"))["fork_source"] == "cf-ridge"
+PY
+  again=$("$cli" run "$c/spec.json" --out runs 2>/dev/null) || fail "rerun of the fork's spec.json"
+  compare_metrics "$c" "$again" same || fail "the cross fork's spec.json does not repeat it"
+  # sgd from cf-ridge (a trained head takes W: float32 sums in another order, so 1e-6), beside
+  # cf-ridge from its own state, which continues the parent exactly.
+  c2=$("$cli" run --fork "$p" --from-step 40 --out runs --methods cf-ridge,sgd 2>c2.err) \
+    || { cat c2.err; fail "sgd from cf-ridge"; }
+  fork_start "$c2" sgd "$p" cf-ridge 40 1e-6 || fail "sgd does not start where cf-ridge was"
+  "$py" - "$c2" "$p" <<'PY' || fail "cf-ridge beside a transferred method does not continue its parent"
+import csv, sys
+def rows(d):
+    return [(r["step"], r["metric"], r["value"]) for r in csv.DictReader(open(d + "/metrics.csv"))
+            if r["method"] == "cf-ridge" and int(r["step"]) > 40 and r["metric"] not in ("time_s", "solve_fraction")]
+assert rows(sys.argv[1]) == rows(sys.argv[2]) and rows(sys.argv[1])
+PY
+  # Several methods in the parent: the source must be named.
+  p2=$("$cli" run cf-regression "${cf[@]}" --methods cf-ridge,adam 2>/dev/null) || fail parent2
+  before=$(ls runs | wc -l)
+  expect2 "method 'cf-prox' has no state in the parent.*--fork-from-method" \
+    run --fork "$p2" --from-step 40 --out runs --methods cf-prox
+  expect2 "fork_source.*'nope' is not a method of" \
+    run --fork "$p2" --from-step 40 --out runs --methods cf-prox --fork-from-method nope
+  expect2 "goes with --fork" run cf-regression --out runs --fork-from-method cf-ridge
+  c3=$("$cli" run --fork "$p2" --from-step 40 --out runs --methods cf-prox --fork-from-method adam \
+        2>c3.err) || { cat c3.err; fail "cf-prox from adam"; }
+  fork_start "$c3" cf-prox "$p2" adam 40 1e-6 || fail "cf-prox does not start where adam was"
+  before=$((before + 1))
+
+  # ICNN: 40 steps, a state every 10, width 16 (1-D Gumbel, log Z by quadrature).
+  icnn=(--out runs --steps 40 --set log_every=10 --set fork_state_every=1 --set icnn.width=16
+        --set icnn.quadrature_points=500 --set task.n_train=1024 --set task.n_test=256)
+  ip=$("$cli" run icnn-escape "${icnn[@]}" --methods softplus,pgd 2>ip.err) \
+    || { cat ip.err; fail "icnn parent"; }
+  l1=$("$cli" run --fork "$ip" --from-step 20 --out runs --methods lifter --fork-from-method softplus \
+        2>l1.err) || { cat l1.err; fail "lifter from softplus"; }
+  fork_start "$l1" lifter "$ip" softplus 20 exact || fail "the lifter does not reproduce softplus's θ"
+  l2=$("$cli" run --fork "$ip" --from-step 20 --out runs --methods lifter --fork-from-method pgd \
+        2>l2.err) || { cat l2.err; fail "lifter from pgd"; }
+  fork_start "$l2" lifter "$ip" pgd 20 1e-4 || fail "the lifter from pgd is off by more than the floor allows"
+  lp=$("$cli" run icnn-escape "${icnn[@]}" --methods lifter 2>lp.err) || { cat lp.err; fail "lifter parent"; }
+  s1=$("$cli" run --fork "$lp" --from-step 20 --out runs --methods softplus,pgd 2>s1.err) \
+    || { cat s1.err; fail "softplus and pgd from the lifter"; }
+  fork_start "$s1" softplus "$lp" lifter 20 exact || fail "softplus does not reproduce the lifter's θ"
+  fork_start "$s1" pgd "$lp" lifter 20 exact || fail "pgd does not reproduce the lifter's θ"
+  before=$((before + 5))
+  expect2 "softplus-wide trains a wider ICNN" \
+    run --fork "$ip" --from-step 20 --out runs --methods softplus-wide --fork-from-method softplus
+  expect2 "without the slack b" \
+    run --fork "$ip" --from-step 20 --out runs --methods lifter-noslack --fork-from-method pgd
+  expect2 "no method of the fork starts from 'pgd'" \
+    run --fork "$ip" --from-step 20 --out runs --methods softplus --fork-from-method pgd
+  [ "$(ls runs | wc -l)" = "$before" ] || fail "a refused fork left a run folder: $(ls runs)"
   ;;
 *) fail "unknown scenario" ;;
 esac
