@@ -1,6 +1,6 @@
 # Installing LiftLab like a desktop application, and its Debian package.
 #
-#   cmake --install build/release [--prefix DIR]      (default prefix /usr/local)
+#   cmake --install build/release --strip [--prefix DIR]   (default prefix /usr/local)
 #   cd build/release && cpack                          (liftlab_<version>_<arch>.deb, prefix /usr)
 #
 # Layout under the prefix:
