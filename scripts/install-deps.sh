@@ -14,6 +14,9 @@ packages=(
   python3-torch python3-numpy
   clang libclang-rt-14-dev  # libFuzzer targets (tests/fuzz, scripts/fuzz.sh)
   locales  # comma-decimal locales for the locale tests (generated below)
+  # the .deb and its checks (cmake/Install.cmake, ctest package_deb / package_install):
+  # dpkg-shlibdeps, `file` (CPack's shared-library scan), the .desktop and metainfo validators
+  dpkg-dev file desktop-file-utils appstream
 )
 
 missing=()

@@ -12,6 +12,15 @@ namespace liftlab {
 
 std::string resource_dir() {
     if (const char* env = std::getenv("LIFTLAB_RESOURCE_DIR"); env && *env) return env;
+    // An installed program (cmake --install, the .deb): <prefix>/bin/liftlab-cli reads
+    // <prefix>/share/liftlab, wherever the prefix is; a build tree has no such folder.
+    std::error_code ec;
+    const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec) {
+        const std::filesystem::path installed =
+            (exe.parent_path() / LIFTLAB_RESOURCE_DIR_FROM_BIN).lexically_normal();
+        if (std::filesystem::is_directory(installed / "models", ec)) return installed.string();
+    }
     return LIFTLAB_RESOURCE_DIR;
 }
 

@@ -16,7 +16,8 @@ struct Preset {
 // resolved against resource_dir() when the presets are read.
 const std::vector<Preset>& builtin_presets();
 
-// resources/ of the source tree this build came from, or $LIFTLAB_RESOURCE_DIR when set.
+// $LIFTLAB_RESOURCE_DIR when set; else, for an installed program, <prefix>/share/liftlab beside
+// its bin/ (found from /proc/self/exe); else resources/ of the source tree this build came from.
 std::string resource_dir();
 
 // `name_or_path` is a path to a spec JSON file when such a file exists (or it ends in .json),
