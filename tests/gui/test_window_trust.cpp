@@ -38,6 +38,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+#include <QTreeView>
 #include <QTreeWidget>
 #include <QWheelEvent>
 #include <cstdio>
@@ -270,9 +271,7 @@ TEST(WindowTrust, OpenedRunRestoresTheFormAndReRunRepeatsIt) {
     history->setRoot(out.path());
     const int row = historyRow(history, first);
     ASSERT_GE(row, 0);
-    QTreeWidgetItem* item = history->tree()->topLevelItem(row);
-    history->tree()->scrollToItem(item);
-    const QRect rect = history->tree()->visualItemRect(item);
+    const QRect rect = history->rowRect(row);
     // A double-click: its first press, then the double-click event.
     QTest::mouseClick(history->tree()->viewport(), Qt::LeftButton, {}, rect.center());
     QTest::mouseDClick(history->tree()->viewport(), Qt::LeftButton, {}, rect.center());
