@@ -25,6 +25,17 @@ constexpr int kPixmapMarkersFrom = 48;
 // (the one sweep colour rule: every panel, pen and band alike); the n-th sweep value seen also
 // gets the n-th dash pattern, so members whose shades come close stay apart.
 QPen curvePen(const QString& method, QStringList* sweepSuffixes) {
+    // A forked run's parent up to the fork: its method's colour, dashed and lighter.
+    static const QString kParent = QStringLiteral(" (parent)");
+    if (method.endsWith(kParent)) {
+        QPen pen = curvePen(method.chopped(kParent.size()), sweepSuffixes);
+        QColor c = pen.color();
+        c.setAlpha(170);
+        pen.setColor(c);
+        pen.setStyle(Qt::DashLine);
+        pen.setWidthF(1.6);
+        return pen;
+    }
     QPen pen(methodColor(method), 2.0);
     int run = -1;
     withoutRunTag(method, &run);

@@ -14,6 +14,7 @@ namespace liftlab {
 // gives its run's line style (solid, dashed, dotted for A, B, C); a sweep member
 // ("cf-prox@batch_size=8") the n-th dash pattern for the n-th sweep suffix seen, which
 // `sweepSuffixes` keeps in order of first appearance.
+// A forked run's parent's curve ("adam (parent)") is drawn dashed in the method's colour, lighter.
 QPen curvePen(const QString& label, QStringList* sweepSuffixes);
 
 // The markers drawn now on a graph (so a restyle happens only when something changed).

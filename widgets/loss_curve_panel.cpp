@@ -59,7 +59,7 @@ LossCurvePanel::LossCurvePanel(QWidget* parent) : PlotPanel(parent) {
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { onMouseMove(e); });
     plot_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(plot_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
-        QMenu* menu = createContextMenu(this);
+        QMenu* menu = createContextMenu(this, plot_->xAxis->pixelToCoord(at.x()));
         menu->setAttribute(Qt::WA_DeleteOnClose);
         menu->popup(plot_->mapToGlobal(at));
     });
@@ -538,8 +538,27 @@ void LossCurvePanel::placeCrosshair(double step) {
 
 // ---- context menu ----------------------------------------------------------------------------
 
-QMenu* LossCurvePanel::createContextMenu(QWidget* parent) {
+void LossCurvePanel::setForkOffer(bool offered, const QString& whyNot) {
+    forkOffered_ = offered;
+    forkWhyNot_ = whyNot;
+}
+
+QMenu* LossCurvePanel::createContextMenu(QWidget* parent, double step) {
     auto* menu = new QMenu(parent);
+    menu->setToolTipsVisible(true);  // a disabled fork says why
+    if (forkOffered_ && std::isfinite(step)) {
+        const int at = std::max(0, static_cast<int>(std::lround(step)));
+        QAction* fork = menu->addAction(tr("Fork from step %1…").arg(at), this,
+                                        [this, at] { Q_EMIT forkRequested(at); });
+        fork->setObjectName(QStringLiteral("forkFromStep"));
+        fork->setEnabled(forkWhyNot_.isEmpty());
+        fork->setToolTip(forkWhyNot_.isEmpty()
+                             ? tr("A new run from the latest state this run kept at or before "
+                                  "step %1, with the settings you change in the form")
+                                   .arg(at)
+                             : forkWhyNot_);
+        menu->addSeparator();
+    }
     menu->addAction(tr("Copy image"), this,
                     [this] { copyToClipboard(plot_->width(), plot_->height()); });
     menu->addAction(tr("Save figure…"), this, [this] {

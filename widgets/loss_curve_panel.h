@@ -18,6 +18,7 @@
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
+#include <limits>
 #include <memory>
 
 #include "curve_crosshair.h"
@@ -130,13 +131,21 @@ public:
     // Puts a width × height PNG rendering of the plot on the system clipboard.
     void copyToClipboard(int width, int height);
     // The right-click menu (also built on demand by the plot): copy image, save figure / CSV,
-    // log y, smoothing presets, crosshair, reset zoom. The caller owns the menu.
-    QMenu* createContextMenu(QWidget* parent);
+    // log y, smoothing presets, crosshair, reset zoom; with a fork offer (setForkOffer) and a
+    // step (the one under the mouse), "Fork from step N…" first. The caller owns the menu.
+    QMenu* createContextMenu(QWidget* parent,
+                             double step = std::numeric_limits<double>::quiet_NaN());
+    // Whether the menu offers "Fork from step N…" (the window: one run folder shown), enabled
+    // when `whyNot` is empty, else disabled with `whyNot` as its tooltip. Off by default.
+    void setForkOffer(bool offered, const QString& whyNot = QString());
+    bool forkOffered() const { return forkOffered_; }
 
 Q_SIGNALS:
     // The y axis switched between log and linear (setLogY: a metric change, the menu), so a
     // check box beside the plot can follow it.
     void logYChanged(bool on);
+    // "Fork from step N…" was chosen (N: the step under the mouse, rounded, at least 0).
+    void forkRequested(int step);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -184,6 +193,8 @@ private:
     bool crosshairPinned_ = false;  // placed by showCrosshairAt: stays and is exported
     std::unique_ptr<CurveCrosshair> crosshair_;
     std::unique_ptr<CurveMarkers> markers_;
+    bool forkOffered_ = false;
+    QString forkWhyNot_;
 };
 
 }  // namespace liftlab
