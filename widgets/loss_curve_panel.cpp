@@ -15,9 +15,10 @@
 #include <cmath>
 #include <iterator>
 #include <limits>
-#include <map>
-#include <numeric>
 
+#include "curve_crosshair.h"
+#include "curve_series.h"
+#include "curve_style.h"
 #include "log_axis_ticker.h"
 #include "method_colors.h"
 #include "plot_style.h"
@@ -29,49 +30,11 @@ namespace {
 constexpr double kLinearMargin = 0.05;  // share of the range added on linear y
 constexpr int kBandAlpha = 45;          // bands stay behind the curves and do not hide them
 const QString kBandLayer = QStringLiteral("bands");
-constexpr int kInsetLegendMax = 6;
-// More points than this: lines only. 400 until the engine's steps got faster (2026-12-02, our
-// tanh): four live curves of 300–380 points, antialiased with markers, took 20–25 ms per replot
-// and the GUI probe's longest stall passed 20 ms; at 200 the replots stay ≤ 13 ms.
-constexpr int kMarkerMaxPoints = 200;
-// From this many points on, markers are one pre-drawn disc image per curve instead of an
-// antialiased ellipse per point: a live run's curves with a few hundred points each took 40 ms
-// per replot with ellipses (bench_gui_responsiveness, issue 12), most of it the markers.
-constexpr int kPixmapMarkersFrom = 48;            // more entries than
-                                                  // this would cover the curves: move aside
+constexpr int kInsetLegendMax = 6;  // more legend entries than this would cover the curves
 const QString kRawLayer = QStringLiteral("raw");  // between the bands and the smoothed curves
 const QString kOverlayLayer = QStringLiteral("overlay");
-constexpr int kRawAlpha = 60;            // the raw curve behind its smoothed version
-constexpr double kMaxSmoothing = 0.999;  // w = 1 would freeze the average at its first value
-constexpr int kReadoutDigits = 5;        // significant digits of the crosshair readout
-constexpr int kBoxGap = 8;               // pixels between the crosshair line and its box
-
-// Shortest text that reads back to the same double; "nan", "inf", "-inf" otherwise.
-QString exactNumber(double v) {
-    return QString::number(v, 'g', QLocale::FloatingPointShortest);
-}
-
-QString csvField(const QString& text) {
-    if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
-        !text.contains(QLatin1Char('\n')) && !text.contains(QLatin1Char('\r')))
-        return text;
-    QString quoted = text;
-    quoted.replace(QLatin1Char('"'), QStringLiteral("\"\""));
-    return QLatin1Char('"') + quoted + QLatin1Char('"');
-}
-
-// Index of the point nearest to `step` among those with a finite value (steps sorted), -1 if
-// there is none. A tie goes to the earlier step.
-int nearestFinite(const QVector<double>& steps, const QVector<double>& values, double step) {
-    const int at =
-        static_cast<int>(std::lower_bound(steps.begin(), steps.end(), step) - steps.begin());
-    int left = at - 1, right = at;
-    while (left >= 0 && !std::isfinite(values[left])) --left;
-    while (right < steps.size() && !std::isfinite(values[right])) ++right;
-    if (left < 0) return right < steps.size() ? right : -1;
-    if (right >= steps.size()) return left;
-    return step - steps[left] <= steps[right] - step ? left : right;
-}
+constexpr int kRawAlpha = 60;      // the raw curve behind its smoothed version
+constexpr int kReadoutDigits = 5;  // significant digits of the crosshair readout
 
 }  // namespace
 
@@ -89,32 +52,14 @@ LossCurvePanel::LossCurvePanel(QWidget* parent) : PlotPanel(parent) {
     connect(plot_, &QCustomPlot::mouseDoubleClick, this, [this] { rescale(); });
 
     // The crosshair lives on the buffered overlay layer: following the mouse redraws only it.
-    plot_->layer(kOverlayLayer)->setMode(QCPLayer::lmBuffered);
-    crosshairLine_ = new QCPItemLine(plot_);
-    crosshairLine_->setLayer(kOverlayLayer);
-    crosshairLine_->setPen(QPen(QColor(80, 80, 80), 1.0, Qt::DashLine));
-    for (QCPItemPosition* p : {crosshairLine_->start, crosshairLine_->end}) {
-        p->setAxes(plot_->xAxis, plot_->yAxis);
-        p->setAxisRect(plot_->axisRect());
-        p->setTypeX(QCPItemPosition::ptPlotCoords);
-        p->setTypeY(QCPItemPosition::ptAxisRectRatio);  // from the top (0) to the bottom (1)
-    }
-    crosshairBox_ = new QCPItemText(plot_);
-    crosshairBox_->setLayer(kOverlayLayer);
-    crosshairBox_->setClipToAxisRect(false);
-    crosshairBox_->position->setParentAnchor(crosshairLine_->start);  // pixels from the line top
-    crosshairBox_->setTextAlignment(Qt::AlignLeft);
-    crosshairBox_->setPadding(QMargins(6, 4, 6, 4));
-    crosshairBox_->setBrush(QColor(255, 255, 255, 235));
-    crosshairBox_->setPen(QPen(QColor(150, 150, 150)));
-    crosshairBox_->setColor(QColor(30, 30, 30));
-    setCrosshairItemsVisible(false);
+    crosshair_ = std::make_unique<CurveCrosshair>(plot_, kOverlayLayer);
+    markers_ = std::make_unique<CurveMarkers>(plot_);
     plot_->setMouseTracking(true);
     plot_->installEventFilter(this);
     connect(plot_, &QCustomPlot::mouseMove, this, [this](QMouseEvent* e) { onMouseMove(e); });
     plot_->setContextMenuPolicy(Qt::CustomContextMenu);
     connect(plot_, &QWidget::customContextMenuRequested, this, [this](const QPoint& at) {
-        QMenu* menu = createContextMenu(this);
+        QMenu* menu = createContextMenu(this, plot_->xAxis->pixelToCoord(at.x()));
         menu->setAttribute(Qt::WA_DeleteOnClose);
         menu->popup(plot_->mapToGlobal(at));
     });
@@ -169,6 +114,7 @@ LossCurvePanel::Series& LossCurvePanel::ensureSeries(const QString& method) {
     auto it = series_.find(method);
     if (it != series_.end()) return *it;
     Series s;
+    s.data.setSmoothing(smoothing_);
     s.pen = seriesPen(method);
     s.graph = plot_->addGraph();
     s.graph->setLayer(kRawLayer);
@@ -210,45 +156,9 @@ void LossCurvePanel::applySeriesStyle(Series& s) {
     updateMarkers(s);
 }
 
-// Markers keep sparse log points visible; on dense curves they only cost time (QCustomPlot's
-// adaptive sampling thins lines to the pixel grid, not scatter symbols), so they go away.
 void LossCurvePanel::updateMarkers(Series& s) {
-    const int n = s.graph->dataCount();
-    const bool dense = n > kMarkerMaxPoints;
-    const int size = smoothing_ > 0 ? 3 : 4;
-    const int mode = dense ? 0 : n >= kPixmapMarkersFrom ? 2 : 1;  // none, ellipses, images
-    const QColor colour = s.graph->pen().color();
-    if (mode != s.markerMode || size != s.markerSize || colour.rgba() != s.markerColour) {
-        s.markerMode = mode;
-        s.markerSize = size;
-        s.markerColour = colour.rgba();
-        if (mode == 2) {
-            // Drawn at twice the size and shown at half: crisp on high-density screens too.
-            constexpr qreal kScale = 2.0;
-            QPixmap disc(QSize(size + 1, size + 1) * kScale);
-            disc.setDevicePixelRatio(kScale);
-            disc.fill(Qt::transparent);
-            QPainter painter(&disc);
-            painter.setRenderHint(QPainter::Antialiasing);
-            painter.setPen(Qt::NoPen);
-            painter.setBrush(colour);
-            painter.drawEllipse(QRectF(0.5, 0.5, size, size));
-            painter.end();
-            s.graph->setScatterStyle(QCPScatterStyle(disc));
-        } else {
-            s.graph->setScatterStyle(QCPScatterStyle(
-                mode == 0 ? QCPScatterStyle::ssNone : QCPScatterStyle::ssDisc, size));
-        }
-    }
-    // Adaptive sampling keeps each pixel column's extremes, so a noisy dense curve is thousands
-    // of near-vertical segments: antialiasing them is most of the redraw time (measured by
-    // bench/bench_gui_responsiveness.cpp), and invisible at that density.
-    s.graph->setAntialiased(!dense);
-    if (!s.smooth) {
-        QPen pen = s.pen;
-        if (dense) pen.setWidthF(1.0);  // 1-px lines take the raster engine's fast path
-        if (s.graph->pen() != pen) s.graph->setPen(pen);
-    }
+    updateCurveMarkers(s.graph, s.pen, smoothing_ > 0 ? 3 : 4, /*ownPenShown=*/!s.smooth,
+                       &s.markers);
 }
 
 // One legend entry per method, in order of first appearance: the curve drawn in full colour.
@@ -260,32 +170,8 @@ void LossCurvePanel::rebuildLegend() {
     }
 }
 
-// Members of a sweep ("cf-prox@batch_size=8") take methodColor's shade of their method's colour
-// (the one sweep colour rule: every panel, pen and band alike); the n-th sweep value seen also
-// gets the n-th dash pattern, so members whose shades come close stay apart.
 QPen LossCurvePanel::seriesPen(const QString& method) {
-    QPen pen(methodColor(method), 2.0);
-    int run = -1;
-    withoutRunTag(method, &run);
-    if (run >= 0) {
-        // Runs of a comparison: the method keeps its colour, the run has its line style.
-        static const Qt::PenStyle kRunStyle[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine};
-        pen.setStyle(kRunStyle[run % static_cast<int>(std::size(kRunStyle))]);
-        if (run % 3 == 2) pen.setWidthF(2.4);  // dots read thinner than lines
-        return pen;
-    }
-    const int at = method.indexOf(QLatin1Char('@'));
-    if (at < 0) return pen;
-    const QString suffix = method.mid(at);
-    int index = sweepSuffixes_.indexOf(suffix);
-    if (index < 0) {
-        sweepSuffixes_ << suffix;
-        index = sweepSuffixes_.size() - 1;
-    }
-    static const Qt::PenStyle kStyle[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
-                                          Qt::DashDotDotLine};
-    pen.setStyle(kStyle[index % static_cast<int>(std::size(kStyle))]);
-    return pen;
+    return curvePen(method, &sweepSuffixes_);
 }
 
 void LossCurvePanel::placeLegend() {
@@ -325,57 +211,22 @@ bool LossCurvePanel::keep(double value) const {
 void LossCurvePanel::appendPoints(const QString& method, const QVector<double>& steps,
                                   const QVector<double>& values) {
     Series& s = ensureSeries(method);
-    const int n = std::min(steps.size(), values.size());
-    QVector<double> keys, vals;
-    keys.reserve(n);
-    vals.reserve(n);
-    for (int i = 0; i < n; ++i) {
-        if (!std::isfinite(steps[i])) continue;
-        keys.push_back(steps[i]);
-        vals.push_back(values[i]);
-    }
-    if (!keys.isEmpty()) {
-        const bool after = std::is_sorted(keys.cbegin(), keys.cend()) &&
-                           (s.steps.isEmpty() || keys.front() >= s.steps.back());
-        if (after) {
-            // The usual live case: extend the kept data, the drawn curves and the EMA.
-            const int from = s.steps.size();
-            s.steps += keys;
-            s.values += vals;
-            QVector<double> drawnKeys, drawnVals;
-            for (int i = 0; i < keys.size(); ++i) {
-                if (!keep(vals[i])) continue;
-                drawnKeys.push_back(keys[i]);
-                drawnVals.push_back(vals[i]);
-            }
-            if (!drawnKeys.isEmpty()) s.graph->addData(drawnKeys, drawnVals, true);
-            updateMarkers(s);
-            if (s.smooth) {
-                extendSmoothed(s, from);
-                drawnKeys.clear();
-                drawnVals.clear();
-                for (int i = from; i < s.steps.size(); ++i) {
-                    if (!keep(s.smoothed[i])) continue;
-                    drawnKeys.push_back(s.steps[i]);
-                    drawnVals.push_back(s.smoothed[i]);
-                }
-                if (!drawnKeys.isEmpty()) s.smooth->addData(drawnKeys, drawnVals, true);
-            }
-        } else {
-            // Earlier steps: merge in step order (stable, so equal steps keep arrival order).
-            QVector<double> allSteps = s.steps + keys, allValues = s.values + vals;
-            QVector<int> order(allSteps.size());
-            std::iota(order.begin(), order.end(), 0);
-            std::stable_sort(order.begin(), order.end(),
-                             [&](int a, int b) { return allSteps[a] < allSteps[b]; });
-            s.steps.resize(order.size());
-            s.values.resize(order.size());
-            for (int i = 0; i < order.size(); ++i) {
-                s.steps[i] = allSteps[order[i]];
-                s.values[i] = allValues[order[i]];
-            }
-            recomputeSmoothed(s);
-            redrawSeries(s);
+    const int before = s.data.size();
+    const int from = s.data.append(steps, values);
+    if (from == 0 && before > 0) {
+        redrawSeries(s);  // earlier steps were merged in
+    } else if (from < s.data.size()) {
+        // The usual live case: extend the drawn curves.
+        const auto keepIt = [this](double v) { return keep(v); };
+        QVector<double> keys, vals;
+        s.data.drawable(from, false, keepIt, &keys, &vals);
+        if (!keys.isEmpty()) s.graph->addData(keys, vals, true);
+        updateMarkers(s);
+        if (s.smooth) {
+            keys.clear();
+            vals.clear();
+            s.data.drawable(from, true, keepIt, &keys, &vals);
+            if (!keys.isEmpty()) s.smooth->addData(keys, vals, true);
         }
     }
     refreshCrosshair();
@@ -383,67 +234,41 @@ void LossCurvePanel::appendPoints(const QString& method, const QVector<double>& 
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void LossCurvePanel::recomputeSmoothed(Series& s) const {
-    s.smoothed.clear();
-    s.emaLast = 0.0;
-    s.emaCount = 0;
-    if (smoothing_ > 0) extendSmoothed(s, 0);
-}
-
-// Continues the debiased EMA (see the header) over the raw points from index `from` on.
-void LossCurvePanel::extendSmoothed(Series& s, int from) const {
-    const double w = smoothing_;
-    s.smoothed.resize(s.values.size());
-    for (int i = from; i < s.values.size(); ++i) {
-        const double x = s.values[i];
-        if (!std::isfinite(x)) {
-            s.smoothed[i] = kNaN;
-            continue;
-        }
-        s.emaLast = w * s.emaLast + (1.0 - w) * x;
-        ++s.emaCount;
-        s.smoothed[i] = s.emaLast / (1.0 - std::pow(w, s.emaCount));
-    }
-}
-
 // Redraws the raw and smoothed curves from the kept data (after a merge or an axis change).
 void LossCurvePanel::redrawSeries(Series& s) {
-    QVector<double> keys, vals, smoothKeys, smoothVals;
-    for (int i = 0; i < s.steps.size(); ++i) {
-        if (keep(s.values[i])) {
-            keys.push_back(s.steps[i]);
-            vals.push_back(s.values[i]);
-        }
-        if (s.smooth && i < s.smoothed.size() && keep(s.smoothed[i])) {
-            smoothKeys.push_back(s.steps[i]);
-            smoothVals.push_back(s.smoothed[i]);
-        }
-    }
+    const auto keepIt = [this](double v) { return keep(v); };
+    QVector<double> keys, vals;
+    s.data.drawable(0, false, keepIt, &keys, &vals);
     s.graph->setData(keys, vals, /*alreadySorted=*/true);
     updateMarkers(s);
-    if (s.smooth) s.smooth->setData(smoothKeys, smoothVals, /*alreadySorted=*/true);
+    if (!s.smooth) return;
+    keys.clear();
+    vals.clear();
+    s.data.drawable(0, true, keepIt, &keys, &vals);
+    s.smooth->setData(keys, vals, /*alreadySorted=*/true);
 }
 
 void LossCurvePanel::redrawBand(Series& s) {
     if (!s.bandLo) return;
     QVector<double> keys, los, his;
-    for (int i = 0; i < s.bandSteps.size(); ++i) {
-        if (!keep(s.bandLoValues[i]) || !keep(s.bandHiValues[i])) continue;
-        keys.push_back(s.bandSteps[i]);
-        los.push_back(s.bandLoValues[i]);
-        his.push_back(s.bandHiValues[i]);
+    const CurveSeries& d = s.data;
+    for (int i = 0; i < d.bandSteps().size(); ++i) {
+        if (!keep(d.bandLo()[i]) || !keep(d.bandHi()[i])) continue;
+        keys.push_back(d.bandSteps()[i]);
+        los.push_back(d.bandLo()[i]);
+        his.push_back(d.bandHi()[i]);
     }
     s.bandLo->setData(keys, los);
     s.bandHi->setData(keys, his);
 }
 
 void LossCurvePanel::setSmoothing(double weight) {
-    const double w = std::isfinite(weight) ? std::clamp(weight, 0.0, kMaxSmoothing) : 0.0;
+    const double w = CurveSeries::clampSmoothing(weight);
     if (w == smoothing_) return;
     smoothing_ = w;
     for (Series& s : series_) {
         applySeriesStyle(s);
-        recomputeSmoothed(s);
+        s.data.setSmoothing(w);
         redrawSeries(s);
     }
     rebuildLegend();
@@ -483,19 +308,7 @@ void LossCurvePanel::setBand(const QString& method, const QVector<double>& steps
         s.bandHi->setBrush(fill);
         s.bandHi->setChannelFillGraph(s.bandLo);
     }
-    const int n = std::min({steps.size(), lo.size(), hi.size()});
-    QVector<int> order;
-    for (int i = 0; i < n; ++i)
-        if (std::isfinite(steps[i])) order.push_back(i);
-    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return steps[a] < steps[b]; });
-    s.bandSteps.clear();
-    s.bandLoValues.clear();
-    s.bandHiValues.clear();
-    for (int i : std::as_const(order)) {
-        s.bandSteps.push_back(steps[i]);
-        s.bandLoValues.push_back(lo[i]);
-        s.bandHiValues.push_back(hi[i]);
-    }
+    s.data.setBand(steps, lo, hi);
     redrawBand(s);
     if (followData_) fitAxes();
     plot_->replot(QCustomPlot::rpQueuedReplot);
@@ -507,59 +320,31 @@ void LossCurvePanel::setSeriesNote(const QString& method, const QString& note) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void LossCurvePanel::removeEventMarkers() {
-    for (QCPItemText* t : std::as_const(eventTexts_)) plot_->removeItem(t);
-    for (QCPItemLine* l : std::as_const(eventLines_)) plot_->removeItem(l);
-    eventTexts_.clear();
-    eventLines_.clear();
-}
-
 void LossCurvePanel::setEventMarkers(const QVector<EventMarker>& markers) {
-    removeEventMarkers();
-    // Labels of events at nearby steps would overprint: each next label one line lower.
-    int row = 0;
-    double lastStep = std::numeric_limits<double>::quiet_NaN();
-    for (const EventMarker& m : markers) {
-        QColor colour = seriesPenOf(m.method).color();
-        if (!series_.contains(m.method)) colour = methodColor(m.method);
-        auto* line = new QCPItemLine(plot_);
-        line->setPen(QPen(colour, 1.2, Qt::DashLine));
-        for (QCPItemPosition* p : {line->start, line->end}) {
-            p->setAxes(plot_->xAxis, plot_->yAxis);
-            p->setAxisRect(plot_->axisRect());
-            p->setTypeX(QCPItemPosition::ptPlotCoords);
-            p->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        }
-        line->start->setCoords(m.step, 0.0);
-        line->end->setCoords(m.step, 1.0);
-        row = m.step == lastStep ? row + 1 : 0;
-        lastStep = m.step;
-        auto* text = new QCPItemText(plot_);
-        text->position->setParentAnchor(line->start);
-        text->position->setCoords(4, 4 + 16 * row);  // pixels right of and below the line top
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        text->setText(m.label);
-        text->setColor(colour);
-        text->setBrush(QColor(255, 255, 255, 200));
-        text->setPadding(QMargins(2, 1, 2, 1));
-        eventLines_ << line;
-        eventTexts_ << text;
-    }
+    markers_->set(markers, [this](const QString& method) {
+        return series_.contains(method) ? seriesPenOf(method).color() : methodColor(method);
+    });
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+int LossCurvePanel::eventMarkerCount() const {
+    return markers_->count();
+}
+
 QStringList LossCurvePanel::eventMarkerLabels() const {
-    QStringList out;
-    for (const QCPItemText* t : eventTexts_) out << t->text();
-    return out;
+    return markers_->labels();
 }
 
 QColor LossCurvePanel::eventMarkerColour(int i) const {
-    return i >= 0 && i < eventLines_.size() ? eventLines_[i]->pen().color() : QColor();
+    return markers_->colour(i);
+}
+
+double LossCurvePanel::eventMarkerStep(int i) const {
+    return markers_->step(i);
 }
 
 void LossCurvePanel::clear() {
-    removeEventMarkers();
+    markers_->clear();
     hideCrosshair();
     plot_->clearGraphs();
     series_.clear();
@@ -614,27 +399,23 @@ void LossCurvePanel::fitAxes() {
 bool LossCurvePanel::exportTo(const QString& path, int width, int height) {
     // The crosshair that follows the mouse is not part of the figure (a pinned one is).
     const bool hovering = crosshairVisible() && !crosshairPinned_;
-    if (hovering) setCrosshairItemsVisible(false);
+    if (hovering) crosshair_->setVisible(false);
     const bool ok = exportPlot(plot_, path, width, height, metric_);
-    if (hovering) setCrosshairItemsVisible(true);
+    if (hovering) crosshair_->setVisible(true);
     return ok;
 }
 
 void LossCurvePanel::copyToClipboard(int width, int height) {
     if (width <= 0 || height <= 0) return;
     const bool hovering = crosshairVisible() && !crosshairPinned_;
-    if (hovering) setCrosshairItemsVisible(false);
+    if (hovering) crosshair_->setVisible(false);
     const QImage image = plot_->toPixmap(width, height, 1.0).toImage();
-    if (hovering) setCrosshairItemsVisible(true);
+    if (hovering) crosshair_->setVisible(true);
     QGuiApplication::clipboard()->setImage(image);
     plot_->replot(QCustomPlot::rpQueuedReplot);  // laid out for the widget again
 }
 
 bool LossCurvePanel::exportCsv(const QString& path) const {
-    struct Row {
-        double step;
-        QString value, smoothed, lo, hi;
-    };
     bool anyBand = false;
     for (const Series& s : series_) anyBand = anyBand || s.bandLo;
     const bool smoothed = smoothing_ > 0;
@@ -647,38 +428,9 @@ bool LossCurvePanel::exportCsv(const QString& path) const {
     if (anyBand) out << ",band_lo,band_hi";
     out << '\n';
     for (const QString& method : order_) {
-        const Series& s = *series_.constFind(method);
-        QVector<Row> rows;
-        std::map<double, QVector<int>> rowsAt;  // step → rows still without a band value
-        for (int i = 0; i < s.steps.size(); ++i) {
-            const bool hasSmoothed =
-                smoothed && i < s.smoothed.size() && std::isfinite(s.smoothed[i]);
-            rows.push_back({s.steps[i],
-                            exactNumber(s.values[i]),
-                            hasSmoothed ? exactNumber(s.smoothed[i]) : QString(),
-                            {},
-                            {}});
-            rowsAt[s.steps[i]].push_back(i);
-        }
-        if (s.bandLo) {
-            for (int j = 0; j < s.bandSteps.size(); ++j) {
-                const QString lo = exactNumber(s.bandLoValues[j]);
-                const QString hi = exactNumber(s.bandHiValues[j]);
-                auto it = rowsAt.find(s.bandSteps[j]);
-                if (it != rowsAt.end() && !it->second.isEmpty()) {
-                    Row& row = rows[it->second.takeFirst()];
-                    row.lo = lo;
-                    row.hi = hi;
-                } else {
-                    rows.push_back({s.bandSteps[j], {}, {}, lo, hi});
-                }
-            }
-            std::stable_sort(rows.begin(), rows.end(),
-                             [](const Row& a, const Row& b) { return a.step < b.step; });
-        }
-        const QString name = csvField(method);
-        for (const Row& row : std::as_const(rows)) {
-            out << name << ',' << exactNumber(row.step) << ',' << row.value;
+        const QString name = CurveSeries::csvField(method);
+        for (const CurveSeries::CsvRow& row : series_.constFind(method)->data.csvRows()) {
+            out << name << ',' << CurveSeries::exactNumber(row.step) << ',' << row.value;
             if (smoothed) out << ',' << row.smoothed;
             if (anyBand) out << ',' << row.lo << ',' << row.hi;
             out << '\n';
@@ -703,17 +455,17 @@ QString LossCurvePanel::readoutAt(double step) const {
         x.size() >= 50 ? QString::number(std::round(step), 'f', 0) : QString::number(step, 'g', 4);
     QStringList lines{tr("step %1").arg(at)};
     for (const QString& method : order_) {
-        const Series& s = *series_.constFind(method);
-        const int i = nearestFinite(s.steps, s.values, step);
+        const CurveSeries& s = series_.constFind(method)->data;
+        const int i = s.nearestFinite(step);
         if (i < 0) {
             lines << method + QStringLiteral(": —");
             continue;
         }
         QString line = QStringLiteral("%1 @%2: %3")
-                           .arg(method, QString::number(s.steps[i], 'g', 10),
-                                QString::number(s.values[i], 'g', kReadoutDigits));
-        if (smoothing_ > 0 && i < s.smoothed.size())
-            line += tr(" (smoothed %1)").arg(QString::number(s.smoothed[i], 'g', kReadoutDigits));
+                           .arg(method, QString::number(s.steps()[i], 'g', 10),
+                                QString::number(s.values()[i], 'g', kReadoutDigits));
+        if (smoothing_ > 0 && i < s.smoothed().size())
+            line += tr(" (smoothed %1)").arg(QString::number(s.smoothed()[i], 'g', kReadoutDigits));
         lines << line;
     }
     return lines.join(QLatin1Char('\n'));
@@ -723,34 +475,27 @@ void LossCurvePanel::showCrosshairAt(double step) {
     if (!std::isfinite(step) || series_.isEmpty()) return;
     crosshairPinned_ = true;
     placeCrosshair(step);
-    setCrosshairItemsVisible(true);
+    crosshair_->setVisible(true);
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void LossCurvePanel::hideCrosshair() {
     crosshairPinned_ = false;
     if (!crosshairVisible()) return;
-    setCrosshairItemsVisible(false);
-    plot_->layer(kOverlayLayer)->replot();
+    crosshair_->setVisible(false);
+    crosshair_->replotOverlay();
 }
 
 bool LossCurvePanel::crosshairVisible() const {
-    return crosshairLine_->visible();
+    return crosshair_->visible();
 }
 
 QString LossCurvePanel::crosshairText() const {
-    return crosshairVisible() ? crosshairBox_->text() : QString();
-}
-
-void LossCurvePanel::setCrosshairItemsVisible(bool on) {
-    crosshairLine_->setVisible(on);
-    crosshairBox_->setVisible(on);
-    for (QCPItemTracer* t : std::as_const(tracers_))
-        t->setVisible(on && t->property("used").toBool());
+    return crosshair_->text();
 }
 
 void LossCurvePanel::refreshCrosshair() {
-    if (crosshairVisible()) placeCrosshair(crosshairStep_);
+    if (crosshairVisible()) placeCrosshair(crosshair_->step());
 }
 
 void LossCurvePanel::onMouseMove(QMouseEvent* event) {
@@ -762,8 +507,8 @@ void LossCurvePanel::onMouseMove(QMouseEvent* event) {
     }
     crosshairPinned_ = false;  // the mouse takes over a pinned crosshair
     placeCrosshair(plot_->xAxis->pixelToCoord(pos.x()));
-    setCrosshairItemsVisible(true);
-    plot_->layer(kOverlayLayer)->replot();
+    crosshair_->setVisible(true);
+    crosshair_->replotOverlay();
 }
 
 bool LossCurvePanel::eventFilter(QObject* watched, QEvent* event) {
@@ -771,68 +516,49 @@ bool LossCurvePanel::eventFilter(QObject* watched, QEvent* event) {
     return QWidget::eventFilter(watched, event);
 }
 
-// Line at `step`, the readout box beside it (right of the line unless it would leave the plot,
-// below the legend where they would overlap) and a dot on each method's drawn curve.
+// The readout at `step` beside the line (below the legend where they would overlap) and a dot on
+// each method's drawn curve (its smoothed curve while smoothing is on).
 void LossCurvePanel::placeCrosshair(double step) {
-    crosshairStep_ = step;
-    crosshairLine_->start->setCoords(step, 0.0);
-    crosshairLine_->end->setCoords(step, 1.0);
-    const QString text = readoutAt(step);
-    crosshairBox_->setText(text);
-
-    const QRect rect = plot_->axisRect()->rect();
-    const QMargins pad = crosshairBox_->padding();
-    const QSize box = QFontMetrics(crosshairBox_->font())
-                          .boundingRect(QRect(0, 0, 4096, 4096), Qt::AlignLeft | Qt::AlignTop, text)
-                          .size()
-                          .grownBy(pad);
-    // Right of the line in the left part of the plot, left of it in the right part (decided on
-    // the axis range, so an export at another size agrees), unless the box would not fit there.
-    const double px = plot_->xAxis->coordToPixel(step);
-    const QCPRange x = plot_->xAxis->range();
-    const bool fitsRight = px + kBoxGap + box.width() <= rect.right();
-    const bool fitsLeft = px - kBoxGap - box.width() >= rect.left();
-    const bool preferRight = x.size() <= 0 || (step - x.lower) / x.size() < 0.55;
-    const bool right = preferRight ? fitsRight || !fitsLeft : !fitsLeft && fitsRight;
-    const double left = right ? px + kBoxGap : px - kBoxGap - box.width();
-    double dy = kBoxGap;
-    const QRect legend = plot_->legend->outerRect();
-    if (plot_->legend->visible() && !legendColumn_ && legend.isValid() && left < legend.right() &&
-        left + box.width() > legend.left())
-        dy = legend.bottom() - rect.top() + kBoxGap;
-    crosshairBox_->setPositionAlignment(Qt::AlignTop | (right ? Qt::AlignLeft : Qt::AlignRight));
-    crosshairBox_->position->setCoords(right ? kBoxGap : -kBoxGap, dy);
-
-    while (tracers_.size() < order_.size()) {
-        auto* t = new QCPItemTracer(plot_);
-        t->setLayer(kOverlayLayer);
-        t->setStyle(QCPItemTracer::tsCircle);
-        t->setSize(7);
-        t->setBrush(Qt::white);
-        tracers_.push_back(t);
-    }
-    for (int k = 0; k < tracers_.size(); ++k) {
-        QCPItemTracer* t = tracers_[k];
-        bool used = false;
-        if (k < order_.size()) {
-            const Series& s = series_[order_[k]];
-            const int i = nearestFinite(s.steps, s.values, step);
-            const double y = i < 0 ? kNaN : (s.smooth ? s.smoothed.value(i, kNaN) : s.values[i]);
-            if (i >= 0 && keep(y)) {
-                t->position->setCoords(s.steps[i], y);
-                t->setPen(QPen(s.pen.color(), 1.8));
-                used = true;
-            }
+    QVector<CurveCrosshair::Dot> dots;
+    for (const QString& method : std::as_const(order_)) {
+        const Series& s = *series_.constFind(method);
+        const int i = s.data.nearestFinite(step);
+        CurveCrosshair::Dot dot;
+        if (i >= 0) {
+            dot.step = s.data.steps()[i];
+            dot.value = s.smooth ? s.data.smoothed().value(i, kNaN) : s.data.values()[i];
+            dot.colour = s.pen.color();
+            dot.used = keep(dot.value);
         }
-        t->setProperty("used", used);
-        t->setVisible(used && crosshairLine_->visible());
+        dots << dot;
     }
+    const bool inset = plot_->legend->visible() && !legendColumn_;
+    crosshair_->place(step, readoutAt(step), dots, inset ? plot_->legend->outerRect() : QRect());
 }
 
 // ---- context menu ----------------------------------------------------------------------------
 
-QMenu* LossCurvePanel::createContextMenu(QWidget* parent) {
+void LossCurvePanel::setForkOffer(bool offered, const QString& whyNot) {
+    forkOffered_ = offered;
+    forkWhyNot_ = whyNot;
+}
+
+QMenu* LossCurvePanel::createContextMenu(QWidget* parent, double step) {
     auto* menu = new QMenu(parent);
+    menu->setToolTipsVisible(true);  // a disabled fork says why
+    if (forkOffered_ && std::isfinite(step)) {
+        const int at = std::max(0, static_cast<int>(std::lround(step)));
+        QAction* fork = menu->addAction(tr("Fork from step %1…").arg(at), this,
+                                        [this, at] { Q_EMIT forkRequested(at); });
+        fork->setObjectName(QStringLiteral("forkFromStep"));
+        fork->setEnabled(forkWhyNot_.isEmpty());
+        fork->setToolTip(forkWhyNot_.isEmpty()
+                             ? tr("A new run from the latest state this run kept at or before "
+                                  "step %1, with the settings you change in the form")
+                                   .arg(at)
+                             : forkWhyNot_);
+        menu->addSeparator();
+    }
     menu->addAction(tr("Copy image"), this,
                     [this] { copyToClipboard(plot_->width(), plot_->height()); });
     menu->addAction(tr("Save figure…"), this, [this] {

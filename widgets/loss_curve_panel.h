@@ -3,15 +3,14 @@
 // run's line style (solid, dashed, dotted for runs A, B, C).
 // GUI-thread only, like every widget: producers hand values to the GUI thread first.
 //
-// Smoothing is TensorBoard's debiased exponential moving average with weight w, over the finite
-// values of a method in step order (the same on log and linear axes):
-//     m_0 = 0,   m_k = w·m_{k-1} + (1 − w)·x_k,   s_k = m_k / (1 − w^k)
-// (k counts finite values only; a NaN/inf value gets no smoothed value and does not advance k).
-// While it is on, s is drawn in the method colour and the raw curve stays behind it, faint.
+// Smoothing is TensorBoard's debiased exponential moving average (CurveSeries, curve_series.h,
+// holds each curve's data, its EMA and its CSV rows). While it is on, s is drawn in the method
+// colour and the raw curve stays behind it, faint.
 //
-// A crosshair follows the mouse over the plot: a vertical line at the cursor's step and a box
-// with, per method, the value at the recorded step nearest to it (and its smoothed value).
-// Left drag zooms into a rectangle, the wheel zooms, a double-click shows everything again.
+// A crosshair (CurveCrosshair, curve_crosshair.h) follows the mouse over the plot: a vertical line
+// at the cursor's step and a box with, per method, the value at the recorded step nearest to it
+// (and its smoothed value). Left drag zooms into a rectangle, the wheel zooms, a double-click shows
+// everything again.
 #pragma once
 #include <QHash>
 #include <QPen>
@@ -19,7 +18,13 @@
 #include <QStringList>
 #include <QVector>
 #include <QWidget>
+#include <limits>
+#include <memory>
 
+#include "curve_crosshair.h"
+#include "curve_markers.h"
+#include "curve_series.h"
+#include "curve_style.h"
 #include "plot_panel.h"
 
 class QCustomPlot;
@@ -85,20 +90,18 @@ public:
     bool crosshairVisible() const;
     QString crosshairText() const;  // the readout being shown, empty when hidden
 
-    // Events (a run folder's events.csv: a setting changed after a step): a vertical dashed line
-    // at each event's step in its method's colour, with a short label at the top of the plot
-    // ("cf-prox.lambda 1→10"). Drawn on the main layer, so exports keep them. Replaces earlier
+    // Markers (curve_markers.h): events (a run folder's events.csv: a setting changed after a
+    // step), a vertical dashed line at each event's step in its method's colour, with a short
+    // label at the top of the plot ("cf-prox.lambda 1→10"); the fork of a child run, a solid
+    // line ("fork @ 40"). Drawn on the main layer, so exports keep them. Replaces earlier
     // markers; clear() removes them too.
-    struct EventMarker {
-        double step = 0;
-        QString method;  // the series whose colour the marker takes
-        QString label;
-    };
+    using EventMarker = CurveMarker;
     void setEventMarkers(const QVector<EventMarker>& markers);
-    int eventMarkerCount() const { return eventLines_.size(); }
+    int eventMarkerCount() const;
     QStringList eventMarkerLabels() const;
-    // The colour marker `i` is drawn in (tests).
+    // The colour and step of marker `i` (tests).
     QColor eventMarkerColour(int i) const;
+    double eventMarkerStep(int i) const;
 
     // Removes every series and event marker; the settings (metric, log y, smoothing, crosshair)
     // stay.
@@ -128,13 +131,21 @@ public:
     // Puts a width × height PNG rendering of the plot on the system clipboard.
     void copyToClipboard(int width, int height);
     // The right-click menu (also built on demand by the plot): copy image, save figure / CSV,
-    // log y, smoothing presets, crosshair, reset zoom. The caller owns the menu.
-    QMenu* createContextMenu(QWidget* parent);
+    // log y, smoothing presets, crosshair, reset zoom; with a fork offer (setForkOffer) and a
+    // step (the one under the mouse), "Fork from step N…" first. The caller owns the menu.
+    QMenu* createContextMenu(QWidget* parent,
+                             double step = std::numeric_limits<double>::quiet_NaN());
+    // Whether the menu offers "Fork from step N…" (the window: one run folder shown), enabled
+    // when `whyNot` is empty, else disabled with `whyNot` as its tooltip. Off by default.
+    void setForkOffer(bool offered, const QString& whyNot = QString());
+    bool forkOffered() const { return forkOffered_; }
 
 Q_SIGNALS:
     // The y axis switched between log and linear (setLogY: a metric change, the menu), so a
     // check box beside the plot can follow it.
     void logYChanged(bool on);
+    // "Fork from step N…" was chosen (N: the step under the mouse, rounded, at least 0).
+    void forkRequested(int step);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -147,15 +158,10 @@ private:
         QCPGraph* bandHi = nullptr;
         QString note;
         QPen pen;
-        // Everything the method was given (finite steps only), in step order, so a change of
-        // axis or smoothing re-filters from the data rather than from what happens to be drawn.
-        QVector<double> steps, values;
-        QVector<double> smoothed;  // EMA per raw point (NaN for non-finite values), if on
-        double emaLast = 0.0;      // EMA state after the last point
-        int emaCount = 0;
-        QVector<double> bandSteps, bandLoValues, bandHiValues;
-        int markerMode = -1, markerSize = 0;  // the markers drawn now (updateMarkers)
-        QRgb markerColour = 0;
+        // Everything the method was given, so a change of axis or smoothing re-filters from the
+        // data rather than from what happens to be drawn.
+        CurveSeries data;
+        CurveMarkerState markers;  // the markers drawn now (updateMarkers)
     };
 
     Series& ensureSeries(const QString& method);
@@ -168,13 +174,10 @@ private:
     void fitAxes();
     bool keep(double value) const;
     void onUserZoom();
-    void recomputeSmoothed(Series& s) const;
-    void extendSmoothed(Series& s, int from) const;
     void redrawSeries(Series& s);
     void redrawBand(Series& s);
     void onMouseMove(QMouseEvent* event);
     void placeCrosshair(double step);
-    void setCrosshairItemsVisible(bool on);
     void refreshCrosshair();
 
     QHash<QString, Series> series_;
@@ -188,13 +191,10 @@ private:
 
     bool crosshairEnabled_ = true;
     bool crosshairPinned_ = false;  // placed by showCrosshairAt: stays and is exported
-    double crosshairStep_ = 0.0;
-    QCPItemLine* crosshairLine_ = nullptr;
-    QCPItemText* crosshairBox_ = nullptr;
-    QVector<QCPItemTracer*> tracers_;  // one dot per method on its drawn curve
-    void removeEventMarkers();
-    QVector<QCPItemLine*> eventLines_;
-    QVector<QCPItemText*> eventTexts_;
+    std::unique_ptr<CurveCrosshair> crosshair_;
+    std::unique_ptr<CurveMarkers> markers_;
+    bool forkOffered_ = false;
+    QString forkWhyNot_;
 };
 
 }  // namespace liftlab

@@ -6,43 +6,49 @@
 // follows its summary.json while the run is going ("running 3/12" → "ok"). Opening, comparing and
 // revealing are requests by signal; the panel never loads a run itself. Drops of a run folder (or
 // of its spec.json, summary.json or metrics.csv) ask to open it. GUI thread only.
+//
+// A run forked from another (spec.json "parent", liftlab-cli run --fork or the window's "Fork
+// from step N…") is listed under its parent in a tree ("run · fork @40"), sorted among its
+// siblings. The parts: RunFolderScanner (scan and watch), RunHistoryModel (the rows, a tree
+// model), RunHistorySortProxy and RunHistoryFilterProxy (sort and filter) and a QTreeView.
 #pragma once
-#include <QMap>
-#include <QSet>
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 
 #include "run_folder_info.h"
+#include "run_history_model.h"
 
 class QDragEnterEvent;
 class QDragMoveEvent;
 class QDropEvent;
-class QFileSystemWatcher;
 class QLabel;
 class QLineEdit;
 class QMenu;
 class QMimeData;
+class QModelIndex;
 class QPushButton;
-class QTimer;
-class QTreeWidget;
-class QTreeWidgetItem;
+class QTreeView;
 
 namespace liftlab {
+
+class RunFolderScanner;
+class RunHistoryFilterProxy;
+class RunHistorySortProxy;
 
 class RunHistoryPanel : public QWidget {
     Q_OBJECT
 public:
     enum Column {
-        ColRun,
-        ColTask,
-        ColModel,
-        ColMethods,
-        ColSeeds,
-        ColSteps,
-        ColStatus,
-        ColDate,
-        ColBest
+        ColRun = RunHistoryModel::ColRun,
+        ColTask = RunHistoryModel::ColTask,
+        ColModel = RunHistoryModel::ColModel,
+        ColMethods = RunHistoryModel::ColMethods,
+        ColSeeds = RunHistoryModel::ColSeeds,
+        ColSteps = RunHistoryModel::ColSteps,
+        ColStatus = RunHistoryModel::ColStatus,
+        ColDate = RunHistoryModel::ColDate,
+        ColBest = RunHistoryModel::ColBest
     };
     // How many runs one comparison holds at most (their line styles: solid, dashed, dotted).
     static constexpr int kMaxCompared = 3;
@@ -52,21 +58,30 @@ public:
     // Lists the run folders under `dir` (findRunFolders with scanDepth()) and watches it; an
     // empty string clears the list.
     void setRoot(const QString& dir);
-    QString root() const { return root_; }
+    QString root() const;
     // How deep below the root to look (2: root/run and root/group/run). Rescans.
     void setScanDepth(int depth);
-    int scanDepth() const { return depth_; }
+    int scanDepth() const;
     // Rescans the root and re-reads every folder.
     Q_SLOT void refresh();
 
-    // Rows in display order (newest first unless the user sorted by another column). Rows hidden
-    // by the filter are counted and returned too; visibleRunCount() counts the shown ones.
+    // Rows in display order (newest first unless the user sorted by another column; a fork
+    // right after its parent, below its earlier siblings' families). Rows hidden by the filter
+    // are counted and returned too; visibleRunCount() counts the shown ones.
     int runCount() const;
     int visibleRunCount() const;
     QString runAt(int row) const;  // the folder path; empty for a row out of range
     bool isRowHidden(int row) const;
+    // The text of a cell of row `row` (display order), "" out of range.
+    QString cellText(int row, int column) const;
+    // Where row `row` is drawn in the view's viewport (scrolled to first); empty when hidden.
+    QRect rowRect(int row);
+    // Adds row `row` to the selection (or takes it out).
+    void setRowSelected(int row, bool selected);
     // What was read from the folder (valid = false for an unknown path).
     RunFolderInfo runInfo(const QString& path) const;
+    // The listed run a run was forked from ("" for a run from scratch or an unlisted parent).
+    QString parentRun(const QString& path) const;
 
     void setFilterText(const QString& text);
     QString filterText() const;
@@ -83,7 +98,9 @@ public:
     // owns it. Public so tests can trigger its actions.
     QMenu* createContextMenu(const QString& path);
 
-    QTreeWidget* tree() const { return tree_; }
+    QTreeView* tree() const { return view_; }
+    RunHistoryModel* model() const { return model_; }
+    RunFolderScanner* scanner() const { return scanner_; }
     QLineEdit* filterEdit() const { return filter_; }
     QPushButton* openButton() const { return openButton_; }
     QPushButton* compareButton() const { return compareButton_; }
@@ -102,40 +119,26 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
-    struct Stamp {
-        QDateTime specTime, summaryTime;
-        qint64 specSize = -1, summarySize = -1;
-        bool operator==(const Stamp& o) const;
-    };
-    static Stamp stampOf(const QString& path);
-
-    void sync(bool rereadAll);
-    void updateRow(QTreeWidgetItem* item, const RunFolderInfo& info);
-    void updateWatches(const QStringList& runs, const QStringList& searched);
-    void onPathChanged(const QString& path);
-    void applyFilter();
+    void onScanned(const QStringList& runs, const QStringList& reread);
+    // Every row of the sort proxy, depth first: the display order, hidden rows included.
+    QList<QModelIndex> sortedRows() const;
+    QModelIndex viewIndex(int row) const;  // invalid when hidden or out of range
     void updateButtons();
     void updateFooter();
     void openCurrent();
     void compareSelected();
     bool isOpenable(const QString& path) const;
     bool canCompare(const QStringList& runs) const;
-    QTreeWidgetItem* itemFor(const QString& path) const;
 
     QLineEdit* filter_;
     QPushButton* openButton_;
     QPushButton* compareButton_;
-    QTreeWidget* tree_;
+    QTreeView* view_;
     QLabel* footer_;
-    QFileSystemWatcher* watcher_;
-    QTimer* debounce_;
-
-    QString root_;
-    int depth_ = 2;
-    QMap<QString, QTreeWidgetItem*> items_;  // by path
-    QMap<QString, RunFolderInfo> infos_;
-    QMap<QString, Stamp> stamps_;
-    QSet<QString> dirty_;  // run folders a watcher signal named since the last sync
+    RunFolderScanner* scanner_;
+    RunHistoryModel* model_;
+    RunHistorySortProxy* sorted_;
+    RunHistoryFilterProxy* filtered_;
 };
 
 }  // namespace liftlab

@@ -419,6 +419,8 @@ bool ExperimentForm::loadRun(const QString& runDir, QString* error) {
 
 void ExperimentForm::loadSpec(const nlohmann::json& spec, const QString& run) {
     loading_ = true;
+    forkParent_.clear();  // a new spec: no longer a fork (setFork follows loadRun)
+    forkStep_ = 0;
     base_ = spec;
     loadedRun_ = run;
     const nlohmann::json& j = base_;
@@ -772,6 +774,12 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
         return false;
     }
 
+    // A fork (setFork): the child of the parent's run folder after its kept step.
+    if (!forkParent_.isEmpty()) {
+        j["parent"] = forkParent_.toStdString();
+        j["fork_step"] = forkStep_;
+    }
+
     ExperimentSpec spec;
     try {
         spec = parse_spec(j);
@@ -792,8 +800,29 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
             !spec.icnn.script.empty() ? spec.icnn.script : spec.backbone.script;
         !file.empty())
         *title += tr(" — %1").arg(QFileInfo(QString::fromStdString(file)).fileName());
+    if (!forkParent_.isEmpty())
+        *title +=
+            tr(" — fork of %1 after step %2").arg(QFileInfo(forkParent_).fileName()).arg(forkStep_);
     *out = j;
     return true;
+}
+
+void ExperimentForm::setFork(const QString& parentDir, int forkStep, int requestedStep) {
+    forkParent_ = QDir::cleanPath(QFileInfo(parentDir).absoluteFilePath());
+    forkStep_ = forkStep;
+    const QString name = QFileInfo(forkParent_).fileName().toHtmlEscaped();
+    const QString kept = forkStep == requestedStep
+                             ? tr("a state was kept at step %1").arg(forkStep)
+                             : tr("its latest kept state at or before step %1").arg(requestedStep);
+    presetDescription_->setText(
+        tr("<b>Fork of %1 after step %2</b> (%3). Change any setting or method (a swapped "
+           "method keeps the label it replaces), then Start runs the child from step %4 as a "
+           "new run folder linked to its parent. Choosing a preset or opening a run leaves "
+           "the fork.")
+            .arg(name)
+            .arg(forkStep)
+            .arg(kept)
+            .arg(forkStep + 1));
 }
 
 }  // namespace liftlab

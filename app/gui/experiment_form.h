@@ -46,6 +46,13 @@ public:
     bool loadRun(const QString& runDir, QString* error);
     // The run folder the form was loaded from ("" for a preset).
     QString loadedRun() const { return loadedRun_; }
+    // Makes the form a fork of `parentDir` (loaded first with loadRun): buildSpec() adds
+    // "parent" and "fork_step" = `forkStep` (the parent's latest kept state at or before
+    // `requestedStep`, training/resume.h latest_fork_step), so Start runs the child as
+    // `liftlab-cli run --fork DIR --from-step N` does. Loading another spec ends the fork.
+    void setFork(const QString& parentDir, int forkStep, int requestedStep);
+    QString forkParent() const { return forkParent_; }  // "" when the form is not a fork
+    int forkStep() const { return forkStep_; }
     // A run folder's spec.json without what the folder records beside the spec (versions, data
     // sizes, …): the spec that runs it again. False, with `error` naming the file and key, when
     // it cannot be read or this LiftLab cannot run it.
@@ -139,6 +146,8 @@ private:
 
     nlohmann::json base_;  // the spec the form was loaded with
     QString loadedRun_;
+    QString forkParent_;  // setFork: the parent run folder ("" without a fork)
+    int forkStep_ = 0;
     QStringList pendingConstrained_;  // an opened run's icnn.constrained, ticked once checked
     bool loading_ = false;
 };

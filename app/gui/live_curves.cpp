@@ -37,6 +37,8 @@ void LiveCurves::beginLive(const QString& title, std::optional<quint64> firstSee
     firstSeed_ = firstSeed;
     notes_.clear();
     events_.clear();
+    forkParent_.reset();
+    forkStep_ = -1;
     for (const QString& label : legend) panel_->appendPoints(label, {}, {});
 }
 
@@ -55,6 +57,8 @@ void LiveCurves::showRuns(std::shared_ptr<const RunFolderData> run, const QStrin
     opened_ = std::move(run);
     history_.clear();
     notes_.clear();
+    forkParent_.reset();
+    forkStep_ = -1;
     loadEvents(opened_ ? QString::fromStdString(opened_->dir) : QString());
     title_ = title;
     caption_ = caption;
@@ -70,7 +74,7 @@ int LiveCurves::loadEvents(const QString& runDir) {
     events_.clear();
     QFile file(QDir(runDir).filePath(QLatin1String(run_folder::kEvents)));
     if (runDir.isEmpty() || !file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-        panel_->setEventMarkers(events_);
+        panel_->setEventMarkers(markers());
         return 0;
     }
     // step,method,seed,key,old,new — one row per (event, seed): one marker per event.
@@ -92,7 +96,7 @@ int LiveCurves::loadEvents(const QString& runDir) {
     }
     std::stable_sort(events_.begin(), events_.end(),
                      [](const auto& a, const auto& b) { return a.step < b.step; });
-    panel_->setEventMarkers(events_);
+    panel_->setEventMarkers(markers());
     return static_cast<int>(events_.size());
 }
 
@@ -111,7 +115,7 @@ void LiveCurves::redraw() {
         for (auto it = notes_.cbegin(); it != notes_.cend(); ++it)
             panel_->setSeriesNote(it.key(), it.value());
     }
-    panel_->setEventMarkers(events_);
+    drawForkParent();
     panel_->rescale();
 }
 
@@ -143,6 +147,53 @@ void LiveCurves::append(const QVector<SessionPoint>& points) {
     }
     for (const QString& method : std::as_const(order))
         panel_->appendPoints(method, byMethod[method].first, byMethod[method].second);
+}
+
+QString LiveCurves::parentLabel(const QString& method) {
+    return method + QStringLiteral(" (parent)");
+}
+
+void LiveCurves::setForkParent(std::shared_ptr<const RunFolderData> parent, int forkStep,
+                               bool drawCurves) {
+    forkParent_ = drawCurves ? std::move(parent) : nullptr;
+    forkStep_ = forkStep;
+    drawForkParent();
+    panel_->rescale();
+}
+
+QVector<LossCurvePanel::EventMarker> LiveCurves::markers() const {
+    QVector<LossCurvePanel::EventMarker> out = events_;
+    if (forkStep_ >= 0) {
+        LossCurvePanel::EventMarker fork;
+        fork.step = forkStep_;
+        fork.label = QStringLiteral("fork @%1").arg(forkStep_);
+        fork.colour = QColor(70, 70, 70);
+        fork.solid = true;
+        out.prepend(fork);
+    }
+    return out;
+}
+
+void LiveCurves::drawForkParent() {
+    if (forkParent_) {
+        const auto it = forkParent_->metrics.find(metric_.toStdString());
+        if (it != forkParent_->metrics.end()) {
+            for (const auto& method : forkParent_->method_order) {
+                const auto m = it->second.find(method);
+                if (m == it->second.end()) continue;
+                QVector<double> steps, values;
+                for (const auto& [step, vals] : m->second) {
+                    if (step > forkStep_) break;
+                    steps.push_back(step);
+                    values.push_back(mean_of(vals));
+                }
+                if (!steps.isEmpty())
+                    panel_->appendPoints(parentLabel(QString::fromStdString(method)), steps,
+                                         values);
+            }
+        }
+    }
+    panel_->setEventMarkers(markers());
 }
 
 }  // namespace liftlab

@@ -47,11 +47,21 @@ public:
     // its seeds) drawn on the curves from now on, kept across redraws; none without the file.
     // beginLive() forgets them. Returns how many there are.
     int loadEvents(const QString& runDir);
+    // A forked run (spec.json "parent", "fork_step"): its parent's curves up to the fork step
+    // drawn with it ("adam (parent)": the method's colour, dashed; the mean over seeds) when
+    // `drawCurves`, and a solid marker "fork @S" at the fork step, from now on and across
+    // redraws; a null `parent` with drawCurves false: the marker alone (a comparison of the
+    // two, aligned by step). beginLive() and showRuns() forget it.
+    void setForkParent(std::shared_ptr<const RunFolderData> parent, int forkStep, bool drawCurves);
+    static QString parentLabel(const QString& method);  // "adam" → "adam (parent)"
 
 private:
     void append(const QVector<SessionPoint>& points);
     // The panel's metric and its y label (which loss each method's value is, when they differ).
     void applyMetric();
+    // The parent's curves (setForkParent) for the shown metric, and the markers with the fork's.
+    void drawForkParent();
+    QVector<LossCurvePanel::EventMarker> markers() const;
 
     LossCurvePanel* panel_;
     QString metric_;
@@ -62,8 +72,10 @@ private:
     QHash<QString, quint64> liveSeed_;  // method → the seed its live curve follows
     std::shared_ptr<const RunFolderData> opened_;
     QString caption_;
-    QVector<LossCurvePanel::EventMarker> events_;    // drawn after every redraw
-    std::map<std::string, std::string> liveLosses_;  // the live run's label → training loss
+    QVector<LossCurvePanel::EventMarker> events_;      // drawn after every redraw
+    std::map<std::string, std::string> liveLosses_;    // the live run's label → training loss
+    std::shared_ptr<const RunFolderData> forkParent_;  // drawn up to forkStep_
+    int forkStep_ = -1;                                // -1: not a fork
 };
 
 }  // namespace liftlab

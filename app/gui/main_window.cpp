@@ -22,6 +22,7 @@
 #include "comparison_file.h"
 #include "core/error_text.h"
 #include "experiment_form.h"
+#include "fork_offer.h"
 #include "lab_actions.h"
 #include "lab_palette.h"
 #include "loss_curve_panel.h"
@@ -88,6 +89,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     readSettings();
     connect(form_, &ExperimentForm::outputDirEdited, historyPanel_, &RunHistoryPanel::setRoot);
     connect(form_, &ExperimentForm::readinessChanged, this, &MainWindow::updateStartState);
+    connect(view_->curves(), &LossCurvePanel::forkRequested, this,
+            [this](int step) { forkFromStep(step); });
     setRunning(false);
     updateStartState();
     showMessage(tr("Ready. Pick a preset and press Start, or open a run from the history."));
@@ -287,6 +290,37 @@ void MainWindow::setRunning(bool running) {
     controls_->setRunning(running);
     status_->setPaused(false);
     status_->setCancelEnabled(running);
+    updateForkOffer();
+}
+
+void MainWindow::updateForkOffer() {
+    const bool offered = !session_->isRunning() && !openedRun_.isEmpty() && compared_.isEmpty();
+    view_->curves()->setForkOffer(offered, offered ? whyNotForkable(openedRun_) : QString());
+}
+
+bool MainWindow::forkFromStep(int step) {
+    if (session_->isRunning() || openedRun_.isEmpty() || !compared_.isEmpty()) {
+        showMessage(tr("Fork: open one finished run first (not while a run goes on)."), true);
+        return false;
+    }
+    const QString parent = openedRun_;
+    QString error;
+    const int forkStep = forkStepAtOrBefore(parent, step, &error);
+    if (forkStep < 0) {
+        showMessage(tr("Cannot fork: %1").arg(error), true);
+        return false;
+    }
+    if (!form_->loadRun(parent, &error)) {
+        showMessage(tr("Cannot fork: %1").arg(error), true);
+        return false;
+    }
+    form_->setFork(parent, forkStep, step);
+    showMessage(tr("Fork of %1 after step %2 (asked for step %3): change settings or methods "
+                   "in the form, then Start.")
+                    .arg(QFileInfo(parent).fileName())
+                    .arg(forkStep)
+                    .arg(step));
+    return true;
 }
 
 void MainWindow::updateStartState() {
@@ -308,6 +342,7 @@ void MainWindow::onRunEnded(bool ok, const QString& runDir, bool curvesFromFolde
     // The finished run can be run again as it was.
     controls_->setRerunTarget(runDir.isEmpty() ? QString() : QFileInfo(runDir).fileName());
     updateResumeState();
+    updateForkOffer();
     Q_EMIT runEnded(ok);
     QTimer::singleShot(0, this, &MainWindow::startNextQueued);
 }
@@ -360,6 +395,7 @@ bool MainWindow::showRuns(const QStringList& dirs) {
         showMessage(statusText() + tr(" (The form keeps its values: %1)").arg(formError), true);
     controls_->setRerunTarget(formError.isEmpty() ? QFileInfo(openedRun_).fileName() : QString());
     updateResumeState();
+    updateForkOffer();
     saveSession();
     return true;
 }

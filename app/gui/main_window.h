@@ -86,6 +86,12 @@ public:
     // states) exactly as `liftlab-cli run --resume DIR`: on the worker, with live curves, Stop
     // works. False (and a message) when it cannot be resumed; the Resume run action says why.
     bool resumeRun();
+    // "Fork from step N…" (the curves' right-click menu): loads the shown run's spec into the
+    // form as a fork after its latest kept state at or before `step` (shown in the form); the
+    // user changes settings or methods and Start runs the child on the worker, as
+    // `liftlab-cli run --fork DIR --from-step N` does. False (and a message) when the shown run
+    // cannot be forked (fork_offer.h) or a run is going on.
+    bool forkFromStep(int step);
     RunControls* runControls() const { return controls_; }
     ExperimentForm* form() const { return form_; }
 
@@ -138,6 +144,9 @@ private:
     void updateStartState();
     // The Resume run action follows lastRunDir_ (the opened run or the run that just ended).
     void updateResumeState();
+    // The curves offer "Fork from step N…" for the one run shown (disabled, saying why, when it
+    // kept no fork states), not while a run goes on nor for a comparison.
+    void updateForkOffer();
 
     TrainingSession* session_ = nullptr;
     RunView* view_ = nullptr;

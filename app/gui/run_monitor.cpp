@@ -15,6 +15,7 @@
 #include "run_comparison.h"
 #include "run_controls.h"
 #include "run_folder_data.h"
+#include "run_folder_scanner.h"
 #include "run_history_panel.h"
 #include "run_status_bar.h"
 #include "run_view.h"
@@ -22,6 +23,20 @@
 #include "training_session.h"
 
 namespace liftlab {
+
+namespace {
+
+// A forked run's parent, read for its curves; null when it cannot be read (the child is then
+// shown alone, with the fork marker).
+std::shared_ptr<const RunFolderData> readForkParent(const QString& parent) {
+    try {
+        return std::make_shared<const RunFolderData>(read_run_folder(parent.toStdString()));
+    } catch (const std::exception&) {
+        return nullptr;
+    }
+}
+
+}  // namespace
 
 RunMonitor::RunMonitor(const Parts& parts, QObject* parent) : QObject(parent), p_(parts) {
     TrainingSession* session = p_.session;
@@ -66,6 +81,10 @@ void RunMonitor::begin(const ExperimentSpec& spec, const QString& title) {
     p_.controls->setMetrics({shown}, shown);
     p_.curves->beginLive(title, spec.seeds.empty() ? std::optional<quint64>() : spec.seeds.front(),
                          legend, losses);
+    // A fork: its parent's curves up to the fork step, and the fork marked.
+    if (!spec.parent.empty())
+        p_.curves->setForkParent(readForkParent(QString::fromStdString(spec.parent)),
+                                 spec.fork_step, true);
     p_.view->beginRun(title);
     p_.view->setComparison({});
     p_.view->setEmptyReasons(RunView::expectationsOf(spec, /*live=*/true));
@@ -170,6 +189,19 @@ QString RunMonitor::showOpened(const std::vector<std::shared_ptr<const RunFolder
                   key.join(QLatin1Char('\n'));
     }
     p_.curves->showRuns(shown, title, caption);
+    // A forked run alone: with its parent's curves up to the fork; compared with its parent (or a
+    // sibling), the fork is marked on the step axis they share.
+    for (int i = 0; i < dirs.size(); ++i) {
+        int forkStep = 0;
+        const QString parent = forkParentOf(dirs[i], &forkStep);
+        if (parent.isEmpty()) continue;
+        if (!comparing) {
+            p_.curves->setForkParent(readForkParent(parent), forkStep, true);
+        } else if (dirs.contains(parent) || i == 0) {
+            p_.curves->setForkParent(nullptr, forkStep, false);
+        }
+        break;
+    }
     QStringList metrics;
     for (const auto& m : shown->metric_names()) metrics << QString::fromStdString(m);
     if (!shown->metrics.count(p_.curves->metric().toStdString()))

@@ -38,6 +38,7 @@
 #include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
+#include <QTreeView>
 #include <QTreeWidget>
 #include <QWheelEvent>
 #include <cstdio>
@@ -270,9 +271,7 @@ TEST(WindowTrust, OpenedRunRestoresTheFormAndReRunRepeatsIt) {
     history->setRoot(out.path());
     const int row = historyRow(history, first);
     ASSERT_GE(row, 0);
-    QTreeWidgetItem* item = history->tree()->topLevelItem(row);
-    history->tree()->scrollToItem(item);
-    const QRect rect = history->tree()->visualItemRect(item);
+    const QRect rect = history->rowRect(row);
     // A double-click: its first press, then the double-click event.
     QTest::mouseClick(history->tree()->viewport(), Qt::LeftButton, {}, rect.center());
     QTest::mouseDClick(history->tree()->viewport(), Qt::LeftButton, {}, rect.center());
@@ -288,9 +287,10 @@ TEST(WindowTrust, OpenedRunRestoresTheFormAndReRunRepeatsIt) {
         EXPECT_TRUE(title.contains(QLatin1String(part)))
             << part << " not in " << title.toStdString();
     EXPECT_TRUE(title.contains(QRegularExpression("\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d")));
-    EXPECT_EQ(item->text(liftlab::RunHistoryPanel::ColModel), "mlp_backbone.pt");
-    EXPECT_EQ(item->text(liftlab::RunHistoryPanel::ColSeeds), "0, 1");
-    EXPECT_EQ(item->text(liftlab::RunHistoryPanel::ColDate).size(), 19);  // to the second
+    EXPECT_EQ(history->cellText(row, liftlab::RunHistoryPanel::ColModel), "mlp_backbone.pt");
+    EXPECT_EQ(history->cellText(row, liftlab::RunHistoryPanel::ColSeeds), "0, 1");
+    EXPECT_EQ(history->cellText(row, liftlab::RunHistoryPanel::ColDate).size(),
+              19);  // to the second
 
     // Re-run: the same spec.json but for what a run records beside it.
     ASSERT_TRUE(QTest::qWaitFor([&] { return !form->modelBox()->reading(); }, kProbeTimeoutMs));

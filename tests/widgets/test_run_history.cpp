@@ -20,7 +20,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTreeWidget>
+#include <QTreeView>
 #include <QUrl>
 #include <cmath>
 #include <functional>
@@ -211,9 +211,8 @@ TEST(RunFolderInfo, ClassificationRunsAreRankedByAccuracy) {
     RunHistoryPanel panel;
     panel.setRoot(tmp.path());
     ASSERT_EQ(panel.runCount(), 1);
-    auto* tree = panel.findChild<QTreeWidget*>();
-    ASSERT_NE(tree, nullptr);
-    const QString best = tree->topLevelItem(0)->text(tree->columnCount() - 1);
+    ASSERT_NE(panel.findChild<QTreeView*>(), nullptr);
+    const QString best = panel.cellText(0, RunHistoryPanel::ColBest);
     EXPECT_EQ(best, "acc 0.905  cf-prox") << best.toStdString();
 }
 
@@ -359,21 +358,25 @@ TEST(RunHistoryPanel, ListsRunsNewestFirstWithTheirColumns) {
     EXPECT_EQ(panel.runAt(4), QString());
     EXPECT_EQ(panel.runAt(-1), QString());
 
-    const QTreeWidgetItem* reg = panel.tree()->topLevelItem(3);
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColRun), "cf-regression");  // the date has a column
-    EXPECT_EQ(panel.tree()->topLevelItem(0)->text(RunHistoryPanel::ColRun), "cf-batch-sweep #2");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColTask), "teacher-regression");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColMethods), "adam, sgd, cf-ridge, cf-prox");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColModel), "built-in");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColSeeds), "0, 1, 2");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColSteps), "3000");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColStatus), "ok");
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColDate), "2026-12-01 09:00:00");  // to the second
-    EXPECT_FALSE(reg->icon(RunHistoryPanel::ColStatus).isNull());
+    const auto reg = [&](int column) { return panel.cellText(3, column); };
+    EXPECT_EQ(reg(RunHistoryPanel::ColRun), "cf-regression");  // the date has a column
+    EXPECT_EQ(panel.cellText(0, RunHistoryPanel::ColRun), "cf-batch-sweep #2");
+    EXPECT_EQ(reg(RunHistoryPanel::ColTask), "teacher-regression");
+    EXPECT_EQ(reg(RunHistoryPanel::ColMethods), "adam, sgd, cf-ridge, cf-prox");
+    EXPECT_EQ(reg(RunHistoryPanel::ColModel), "built-in");
+    EXPECT_EQ(reg(RunHistoryPanel::ColSeeds), "0, 1, 2");
+    EXPECT_EQ(reg(RunHistoryPanel::ColSteps), "3000");
+    EXPECT_EQ(reg(RunHistoryPanel::ColStatus), "ok");
+    EXPECT_EQ(reg(RunHistoryPanel::ColDate), "2026-12-01 09:00:00");  // to the second
+    EXPECT_FALSE(panel.model()
+                     ->indexOfPath(runs.regression, RunHistoryPanel::ColStatus)
+                     .data(Qt::DecorationRole)
+                     .value<QIcon>()
+                     .isNull());
     // cf-prox: mean of 0.0121 and 0.0125.
-    EXPECT_EQ(reg->text(RunHistoryPanel::ColBest), "0.0123  cf-prox");
+    EXPECT_EQ(reg(RunHistoryPanel::ColBest), "0.0123  cf-prox");
     // Running: finished (method, seed) runs of methods × seeds.
-    EXPECT_EQ(panel.tree()->topLevelItem(2)->text(RunHistoryPanel::ColStatus), "running 1/4");
+    EXPECT_EQ(panel.cellText(2, RunHistoryPanel::ColStatus), "running 1/4");
     EXPECT_EQ(panel.runInfo(runs.fashion).status, "running");
 
     // Sorting by another column and back.
@@ -454,8 +457,7 @@ TEST(RunHistoryPanel, SummaryChangesUpdateTheRow) {
     panel.selectRun(runs.fashion);
     const auto statusOf = [&](const QString& path) {
         for (int r = 0; r < panel.runCount(); ++r)
-            if (panel.runAt(r) == path)
-                return panel.tree()->topLevelItem(r)->text(RunHistoryPanel::ColStatus);
+            if (panel.runAt(r) == path) return panel.cellText(r, RunHistoryPanel::ColStatus);
         return QString();
     };
     ASSERT_EQ(statusOf(runs.fashion), "running 1/4");
@@ -493,8 +495,8 @@ TEST(RunHistoryPanel, DoubleClickEnterAndOpenButtonRequestOpening) {
     ASSERT_EQ(panel.runCount(), 5);
     QSignalSpy spy(&panel, &RunHistoryPanel::openRequested);
 
-    QTreeWidget* tree = panel.tree();
-    const QRect rect = tree->visualItemRect(tree->topLevelItem(2));  // fashion
+    QTreeView* tree = panel.tree();
+    const QRect rect = panel.rowRect(2);  // fashion
     QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, rect.center());
     QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, rect.center());
     ASSERT_EQ(spy.count(), 1);
@@ -514,11 +516,11 @@ TEST(RunHistoryPanel, DoubleClickEnterAndOpenButtonRequestOpening) {
     // The broken one is the oldest row: greyed, not openable.
     const QString broken = panel.runAt(4);
     EXPECT_FALSE(panel.runInfo(broken).valid);
-    EXPECT_EQ(panel.tree()->topLevelItem(4)->text(RunHistoryPanel::ColStatus), "invalid");
+    EXPECT_EQ(panel.cellText(4, RunHistoryPanel::ColStatus), "invalid");
     panel.selectRun(broken);
     EXPECT_FALSE(panel.openButton()->isEnabled());
     QTest::keyClick(tree, Qt::Key_Enter);
-    const QRect brokenRect = tree->visualItemRect(tree->topLevelItem(4));
+    const QRect brokenRect = panel.rowRect(4);
     QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, brokenRect.center());
     EXPECT_EQ(spy.count(), 0);
 }
@@ -532,7 +534,7 @@ TEST(RunHistoryPanel, CompareNeedsTwoOrThreeSelected) {
     panel.selectRun(runs.sweep);
     EXPECT_FALSE(panel.compareButton()->isEnabled());
 
-    panel.tree()->topLevelItem(3)->setSelected(true);  // regression, the oldest
+    panel.setRowSelected(3, true);  // regression, the oldest
     EXPECT_EQ(panel.selectedRuns(), (QStringList{runs.sweep, runs.regression}));
     EXPECT_TRUE(panel.compareButton()->isEnabled());
     EXPECT_FALSE(panel.openButton()->isEnabled());
@@ -541,14 +543,14 @@ TEST(RunHistoryPanel, CompareNeedsTwoOrThreeSelected) {
     EXPECT_EQ(spy.at(0).at(0).toStringList(), (QStringList{runs.regression, runs.sweep}));
 
     // Three (solid, dashed, dotted), oldest first; four are one too many.
-    panel.tree()->topLevelItem(2)->setSelected(true);
+    panel.setRowSelected(2, true);
     EXPECT_EQ(panel.selectedRuns().size(), 3);
     EXPECT_TRUE(panel.compareButton()->isEnabled());
     QTest::mouseClick(panel.compareButton(), Qt::LeftButton);
     ASSERT_EQ(spy.count(), 2);
     EXPECT_EQ(spy.at(1).at(0).toStringList(),
               (QStringList{runs.regression, runs.fashion, runs.sweep}));
-    panel.tree()->topLevelItem(0)->setSelected(true);
+    panel.setRowSelected(0, true);
     EXPECT_EQ(panel.selectedRuns().size(), 4);
     EXPECT_FALSE(panel.compareButton()->isEnabled());
 }
@@ -576,7 +578,7 @@ TEST(RunHistoryPanel, ContextMenuRevealsCopiesAndOpens) {
     EXPECT_EQ(open.at(0).at(0).toString(), runs.fashion);
 
     // Two selected: both paths copied, compare offered.
-    panel.tree()->topLevelItem(0)->setSelected(true);
+    panel.setRowSelected(0, true);
     menu.reset(panel.createContextMenu(runs.fashion));
     EXPECT_TRUE(action("compare")->isEnabled());
     EXPECT_EQ(action("copyPath")->text(), "Copy paths");
@@ -670,8 +672,7 @@ TEST(RunHistoryPanel, ScreenshotOfFourRuns) {
     panel.refresh();
     panel.setFilterText("20261202");
     ASSERT_EQ(panel.visibleRunCount(), 3);
-    EXPECT_EQ(panel.tree()->topLevelItem(2)->text(RunHistoryPanel::ColStatus), "running 2/24");
-    EXPECT_EQ(panel.tree()->topLevelItem(2)->text(RunHistoryPanel::ColMethods),
-              "cf-ridge, cf-prox  × batch_size");
+    EXPECT_EQ(panel.cellText(2, RunHistoryPanel::ColStatus), "running 2/24");
+    EXPECT_EQ(panel.cellText(2, RunHistoryPanel::ColMethods), "cf-ridge, cf-prox  × batch_size");
     if (!dir.isEmpty()) panel.grab().save(QDir(dir).filePath("run_history_states.png"));
 }

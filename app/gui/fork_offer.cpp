@@ -1,0 +1,51 @@
+#include "fork_offer.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <exception>
+#include <limits>
+
+#include "core/error_text.h"
+#include "run/run_folder_schema.h"
+#include "training/resume.h"
+
+namespace liftlab {
+
+namespace {
+
+QString trFork(const char* text) {
+    return QCoreApplication::translate("ForkOffer", text);
+}
+
+}  // namespace
+
+int forkStepAtOrBefore(const QString& runDir, int step, QString* error) {
+    if (runDir.isEmpty()) {
+        if (error) *error = trFork("open a run folder first");
+        return -1;
+    }
+    const QDir states(QDir(runDir).filePath(QLatin1String(run_folder::kForkStates)));
+    if (states.entryList({QStringLiteral("*.state")}, QDir::Files).isEmpty()) {
+        if (error)
+            *error = trFork(
+                         "%1 kept no fork states: run it with fork_state_every > 0 (All "
+                         "settings: a state every k log points) to fork it")
+                         .arg(QFileInfo(runDir).fileName());
+        return -1;
+    }
+    try {
+        return latest_fork_step(runDir.toStdString(), step);
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromStdString(error_message(e));
+        return -1;
+    }
+}
+
+QString whyNotForkable(const QString& runDir) {
+    QString error;
+    forkStepAtOrBefore(runDir, std::numeric_limits<int>::max(), &error);
+    return error;
+}
+
+}  // namespace liftlab
