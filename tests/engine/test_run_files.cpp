@@ -5,14 +5,17 @@
 #include <gtest/gtest.h>
 
 #include <sys/stat.h>
+#include <algorithm>
 #include <clocale>
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <sstream>
 
 #include "core/bounded_input.h"
 #include "run/run_files.h"
 #include "run/run_store.h"
+#include "run/trajectory_file.h"
 #include "test_helpers.h"
 
 namespace {
@@ -146,6 +149,9 @@ TEST(RunFiles, MalformedRowsNameFileAndLine) {
     ASSERT_EQ(rows.size(), 2u);
     EXPECT_EQ(rows[1].step, 6);
     ASSERT_EQ(issues.size(), 4u);
+    // The rows' shape is checked first, their cells then: in line order here.
+    std::stable_sort(issues.begin(), issues.end(),
+                     [](const DataError& a, const DataError& b) { return a.line() < b.line(); });
     EXPECT_EQ(issues[0].line(), 3);
     EXPECT_EQ(issues[1].line(), 4);
     EXPECT_TRUE(contains(issues[1].what(), "value 'zero' is not a number: row left out"));
@@ -295,4 +301,35 @@ TEST(RunFiles, SummaryRecordReadsRunsFinalsAndWarnings) {
     EXPECT_TRUE(no_runs.has_runs);
     EXPECT_FALSE(no_runs.runs_list);
     EXPECT_FALSE(no_runs.run_status());
+}
+
+TEST(RunFiles, TrajectoriesRoundTripWithoutTheUnpickler) {
+    liftlab::test::TempDir dir;
+    const std::vector<std::int64_t> steps = {0, 15, 30};
+    std::vector<torch::Tensor> theta, lifted;
+    for (int k = 0; k < 3; ++k) {
+        theta.push_back(torch::arange(4, torch::kFloat32) * (k + 1) + 0.1f);
+        lifted.push_back(torch::full({2}, k - 0.5, torch::kFloat32));
+    }
+    const std::string path = liftlab::trajectory_path(dir.str(), "lifter@lr=0.1", 7);
+    EXPECT_NE(path.find("/trajectories/"), std::string::npos);
+    EXPECT_NE(path.find("_seed7.pt"), std::string::npos);
+    const std::string file = dir.write("t.pt", liftlab::trajectory_bytes(steps, theta, lifted));
+    const auto t = liftlab::read_trajectory(file);
+    EXPECT_EQ(t.steps, steps);
+    ASSERT_EQ(t.theta.sizes(), (std::vector<int64_t>{3, 4}));
+    EXPECT_EQ(t.theta.scalar_type(), torch::kFloat32);  // the checkpoints' own dtype
+    EXPECT_TRUE(torch::equal(t.theta, torch::stack(theta)));
+    EXPECT_TRUE(torch::equal(t.lifted, torch::stack(lifted)));
+
+    // An earlier LiftLab's torch::save archive: refused before any parser, saying why.
+    std::ostringstream old;
+    torch::save(std::vector<torch::Tensor>{torch::tensor(steps), torch::stack(theta)}, old);
+    const std::string legacy = dir.write("old.pt", old.str());
+    EXPECT_TRUE(contains(data_error_of([&] { liftlab::read_trajectory(legacy); }),
+                         "earlier LiftLab (a LibTorch archive)"));
+    // Damage: truncated, or another state file.
+    const std::string bytes = liftlab::trajectory_bytes(steps, theta, lifted);
+    const std::string cut = dir.write("cut.pt", bytes.substr(0, bytes.size() - 5));
+    EXPECT_TRUE(contains(data_error_of([&] { liftlab::read_trajectory(cut); }), "cut.pt"));
 }
