@@ -3,15 +3,12 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QRegularExpression>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "run_folder_schema.h"
+#include "run/run_files.h"
 
 namespace liftlab {
 
@@ -20,84 +17,37 @@ namespace {
 const QString kSpec = QString::fromLatin1(run_folder::kSpec);
 const QString kSummary = QString::fromLatin1(run_folder::kSummary);
 const QString kMetrics = QString::fromLatin1(run_folder::kMetrics);
-constexpr qint64 kMaxJsonBytes = 64 << 20;  // a spec or summary larger than this is not ours
 
-// Parses `dir/file` as a JSON object; false with a readable reason otherwise.
-bool readJsonObject(const QDir& dir, const QString& file, QJsonObject* out, QString* error) {
-    QFile f(dir.filePath(file));
-    if (!f.exists()) {
+// Reads `dir/file` with the run folder's reader (run/run_files.h: regular file, bounded size and
+// nesting, one JSON library); false with a readable reason otherwise.
+template <typename Record, typename Read>
+bool readRunJson(const QDir& dir, const QString& file, Read read, Record* out, QString* error) {
+    const QString path = dir.filePath(file);
+    if (!QFileInfo::exists(path)) {
         *error = QObject::tr("no %1 in %2").arg(file, dir.path());
         return false;
     }
-    // A FIFO would block the window, /dev/zero would fill memory (its size() reads 0).
-    if (!QFileInfo(f.fileName()).isFile()) {
-        *error = QObject::tr("%1 is not a regular file").arg(file);
+    try {
+        *out = read(path.toStdString());
+        return true;
+    } catch (const DataError& e) {
+        *error = QString::fromStdString(e.what());
         return false;
     }
-    if (!f.open(QIODevice::ReadOnly)) {
-        *error = QObject::tr("cannot read %1: %2").arg(file, f.errorString());
-        return false;
-    }
-    if (f.size() > kMaxJsonBytes) {
-        *error = QObject::tr("%1 is too large (%2 bytes)").arg(file).arg(f.size());
-        return false;
-    }
-    const QByteArray bytes = f.readAll();
-    if (bytes.trimmed().isEmpty()) {
-        *error = QObject::tr("%1 is empty").arg(file);
-        return false;
-    }
-    QJsonParseError parse;
-    const QJsonDocument doc = QJsonDocument::fromJson(bytes, &parse);
-    if (parse.error != QJsonParseError::NoError) {
-        *error = QObject::tr("%1 is not valid JSON: %2 (at byte %3)")
-                     .arg(file, parse.errorString())
-                     .arg(parse.offset);
-        return false;
-    }
-    if (!doc.isObject()) {
-        *error = QObject::tr("%1 is not a JSON object").arg(file);
-        return false;
-    }
-    *out = doc.object();
-    return true;
 }
 
-int nonNegativeInt(const QJsonValue& v) {
-    if (!v.isDouble()) return 0;
-    const double d = v.toDouble();
-    if (!std::isfinite(d) || d < 0 || d > std::numeric_limits<int>::max()) return 0;
-    return static_cast<int>(d);
-}
-
-void readSpec(const QJsonObject& spec, RunFolderInfo* info) {
-    if (spec.value(QStringLiteral("name")).isString())
-        info->name = spec.value(QStringLiteral("name")).toString();
-    info->taskKind =
-        spec.value(QStringLiteral("task")).toObject().value(QStringLiteral("kind")).toString();
-    for (const QJsonValue& m : spec.value(QStringLiteral("methods")).toArray()) {
-        const QJsonObject o = m.toObject();
-        QString label = o.value(QStringLiteral("label")).toString();
-        if (label.isEmpty()) label = o.value(QStringLiteral("name")).toString();
-        if (label.isEmpty() && m.isString()) label = m.toString();
-        if (!label.isEmpty()) info->methods << label;
-    }
-    const QJsonValue seeds = spec.value(QStringLiteral("seeds"));
-    info->seeds = seeds.isArray() ? int(seeds.toArray().size()) : (seeds.isDouble() ? 1 : 0);
-    for (const QJsonValue& s : seeds.isArray() ? seeds.toArray() : QJsonArray{seeds})
-        if (s.isDouble()) info->seedValues << static_cast<qint64>(s.toDouble());
-    const QJsonObject backbone = spec.value(QStringLiteral("backbone")).toObject();
-    const QString icnnScript =
-        spec.value(QStringLiteral("icnn")).toObject().value(QStringLiteral("script")).toString();
-    if (backbone.value(QStringLiteral("kind")).toString() == QLatin1String("torchscript"))
-        info->modelFile = backbone.value(QStringLiteral("script")).toString();
-    else if (!icnnScript.isEmpty())
-        info->modelFile = icnnScript;
-    info->steps = nonNegativeInt(spec.value(QStringLiteral("steps")));
-    const QJsonObject sweep = spec.value(QStringLiteral("sweep")).toObject();
-    info->sweepKey = sweep.value(QStringLiteral("key")).toString();
-    info->sweepValues =
-        info->sweepKey.isEmpty() ? 0 : int(sweep.value(QStringLiteral("values")).toArray().size());
+void readSpec(const SpecRecord& spec, RunFolderInfo* info) {
+    if (!spec.name.empty()) info->name = QString::fromStdString(spec.name);
+    info->taskKind = QString::fromStdString(spec.task_kind);
+    for (const auto& m : spec.methods) info->methods << QString::fromStdString(m.label);
+    info->seeds = static_cast<int>(spec.seed_count);
+    for (const auto s : spec.seeds) info->seedValues << static_cast<qint64>(s);
+    info->modelFile = QString::fromStdString(spec.model_file);
+    info->steps = spec.steps >= 0 && spec.steps <= std::numeric_limits<int>::max()
+                      ? static_cast<int>(spec.steps)
+                      : 0;
+    info->sweepKey = QString::fromStdString(spec.sweep_key);
+    info->sweepValues = info->sweepKey.isEmpty() ? 0 : int(spec.sweep_values.size());
     info->runsTotal = int(info->methods.size()) * info->seeds * std::max(1, info->sweepValues);
 }
 
@@ -115,24 +65,20 @@ QString seedsText(const QList<qint64>& seeds) {
 
 namespace {
 
-void readSummary(const QJsonObject& summary, RunFolderInfo* info) {
-    const QString status = summary.value(QStringLiteral("status")).toString();
-    info->status = status.isEmpty() ? QStringLiteral("incomplete") : status;
-    // Per metric, per method: sum and count of the finite final values.
+void readSummary(const SummaryRecord& summary, RunFolderInfo* info) {
+    info->status = summary.status.empty() ? QStringLiteral("incomplete")
+                                          : QString::fromStdString(summary.status);
+    // Per metric, per method: sum and count of the final values (non-finite ones are null).
     QMap<QString, QMap<QString, QPair<double, int>>> sums;
-    const QJsonArray runs = summary.value(QStringLiteral("runs")).toArray();
-    info->runsDone = int(runs.size());
-    for (const QJsonValue& r : runs) {
-        const QJsonObject run = r.toObject();
-        QString method = run.value(QStringLiteral("method")).toString();
-        if (method.isEmpty()) method = run.value(QStringLiteral("name")).toString();
+    info->runsDone = int(summary.runs.size());
+    for (const auto& run : summary.runs) {
+        const QString method = QString::fromStdString(run.method.empty() ? run.name : run.method);
         if (method.isEmpty()) continue;
-        const QJsonObject final = run.value(QStringLiteral("final")).toObject();
         for (const char* metric : {"test_loss", "test_accuracy"}) {
-            const QJsonValue v = final.value(metric);
-            if (!v.isDouble() || !std::isfinite(v.toDouble())) continue;  // null = non-finite
-            auto& [sum, count] = sums[metric][method];
-            sum += v.toDouble();
+            const auto v = run.final.find(metric);
+            if (v == run.final.end() || !std::isfinite(v->second)) continue;
+            auto& [sum, count] = sums[QString::fromLatin1(metric)][method];
+            sum += v->second;
             ++count;
         }
     }
@@ -177,17 +123,17 @@ RunFolderInfo readRunFolder(const QString& path) {
         info.created = spec.exists() ? spec.lastModified() : fi.lastModified();
     }
 
-    QJsonObject spec;
-    if (!readJsonObject(dir, kSpec, &spec, &info.error)) {
+    SpecRecord spec;
+    if (!readRunJson(dir, kSpec, read_spec_json, &spec, &info.error)) {
         info.status = QStringLiteral("invalid");
         return info;
     }
     readSpec(spec, &info);
     info.valid = true;
 
-    QJsonObject summary;
+    SummaryRecord summary;
     QString summaryError;
-    if (readJsonObject(dir, kSummary, &summary, &summaryError)) {
+    if (readRunJson(dir, kSummary, read_summary_json, &summary, &summaryError)) {
         readSummary(summary, &info);
         // A run whose process was killed keeps saying "running": the engine writes metrics.csv
         // at every log point, so a long silence means nobody is writing any more.

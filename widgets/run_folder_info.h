@@ -1,8 +1,9 @@
 // What the run-history browser knows about one LiftLab run folder
 // (`<root>/<preset>-YYYYmmdd-HHMMSS[-N]/`, written by engine/run/run_store): the resolved
 // spec.json (name, task kind, method labels, seeds, steps, sweep) and summary.json (overall status
-// and the final metrics of every finished (method, seed) run). Read with Qt's JSON only — no
-// engine, no torch — so the window can list hundreds of folders without loading any of them.
+// and the final metrics of every finished (method, seed) run). Read with the run folder's own
+// readers (engine/run/run_files.h, CMake target liftlab_run_schema: no torch, no Qt), so the
+// window can list hundreds of folders without loading any of them.
 // Reading never throws: damage is reported in `error` and the folder is still listed.
 #pragma once
 #include <QDateTime>

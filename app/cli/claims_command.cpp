@@ -23,6 +23,7 @@
 #include "core/errors.h"
 #include "progress_printer.h"
 #include "report.h"
+#include "run/run_files.h"
 #include "stats/hypothesis_tests.h"
 
 namespace liftlab::cli {
@@ -53,9 +54,8 @@ QColor verdict_colour(const std::string& v) {
 
 std::string render_claims_pdf(const std::string& claims_dir) {
     const fs::path dir(claims_dir);
-    std::ifstream in(dir / "claims.json");
-    if (!in) throw std::runtime_error((dir / "claims.json").string() + " cannot be read");
-    const auto j = nlohmann::json::parse(in);
+    // Bounded (regular file, size and nesting limits); a DataError names the file and line.
+    const auto j = read_json_object((dir / "claims.json").string());
     const std::string path = (dir / "claims.pdf").string();
     QPdfWriter pdf(q(path));
     pdf.setPageSize(QPageSize(QPageSize::A3));

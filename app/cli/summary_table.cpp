@@ -7,10 +7,9 @@
 #include <filesystem>
 #include <map>
 
-#include "core/bounded_input.h"
 #include "core/c_numbers.h"
 #include "core/errors.h"
-#include "run/run_folder_schema.h"
+#include "run/run_files.h"
 
 namespace liftlab::cli {
 
@@ -35,68 +34,87 @@ std::string format_number(double v) {
 
 }  // namespace
 
+namespace {
+
+using RowKey = std::pair<std::string, std::string>;  // (method, sweep value)
+
+// The sweep key's name from spec.json; "" without one (spec.json only adds that name).
+std::string summary_sweep_key(const std::string& run_dir) {
+    try {
+        return read_spec_json(run_dir + "/" + run_folder::kSpec).sweep_key;
+    } catch (const DataError&) {
+        return {};
+    }
+}
+
+// A run's row: its method label without the sweep suffix, and its sweep value as a table cell
+// (scalars only).
+RowKey summary_row_key(const RunRecord& r) {
+    std::string method = r.method.empty() ? "?" : r.method;
+    std::string sweep;
+    if (r.sweep_value && !r.sweep_value->is_structured())
+        sweep = r.sweep_value->dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    if (!sweep.empty()) method = method.substr(0, method.find('@'));
+    return {method, sweep};
+}
+
+// Mean ± sd over the seeds that finished, per metric column.
+SummaryTable::Row summary_row(const RowKey& key, const SummaryTable::Row& counts,
+                              const std::vector<std::string>& metrics,
+                              std::map<std::string, std::vector<double>>& values) {
+    SummaryTable::Row row = counts;
+    row.method = key.first;
+    row.sweep_value = key.second;
+    for (const auto& m : metrics) {
+        const auto& v = values[m];
+        double mean = NAN, sd = NAN;
+        if (!v.empty()) {
+            mean = 0;
+            for (double x : v) mean += x;
+            mean /= v.size();
+            sd = 0;
+            for (double x : v) sd += (x - mean) * (x - mean);
+            sd = v.size() > 1 ? std::sqrt(sd / (v.size() - 1)) : 0.0;
+        }
+        row.mean.push_back(mean);
+        row.sd.push_back(sd);
+    }
+    return row;
+}
+
+}  // namespace
+
 SummaryTable read_summary_table(const std::string& run_dir) {
     const std::string path = run_dir + "/" + run_folder::kSummary;
     std::error_code ec;
     if (!std::filesystem::exists(path, ec))
         throw DataError(path, 0, "cannot open (is this a LiftLab run folder?)");
     // Regular file, bounded size and nesting: a hostile summary must not crash the report.
-    const nlohmann::json summary = read_json_file(path);
-    nlohmann::json spec;
-    try {
-        spec = read_json_file(run_dir + "/" + run_folder::kSpec);
-    } catch (const DataError&) {
-        // spec.json only adds the sweep key's name
-    }
-    if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
-        throw DataError(path, 0, "expected an object with a \"runs\" array");
+    const SummaryRecord summary = read_summary_json(path);
+    if (!summary.runs_list) throw DataError(path, 0, "expected an object with a \"runs\" array");
 
     SummaryTable t;
-    if (spec.is_object() && spec.contains("sweep") && spec["sweep"].is_object() &&
-        spec["sweep"].contains("key") && spec["sweep"]["key"].is_string())
-        t.sweep_key = spec["sweep"]["key"].get<std::string>();
+    t.sweep_key = summary_sweep_key(run_dir);
     std::map<std::string, bool> seen_metric;
     // (method, sweep value) → metric → values over the seeds that finished (status ok)
-    std::vector<std::pair<std::string, std::string>> order;
-    std::map<std::pair<std::string, std::string>, std::map<std::string, std::vector<double>>>
-        values;
-    std::map<std::pair<std::string, std::string>, SummaryTable::Row> counts;
-    auto text = [](const nlohmann::json& r, const char* key) {
-        return r.is_object() && r.contains(key) && r[key].is_string() ? r[key].get<std::string>()
-                                                                      : std::string();
-    };
-    for (const auto& r : summary["runs"]) {
-        std::string method = text(r, "method");
-        if (method.empty()) method = "?";
-        // Scalars only: the value is shown in a table cell.
-        const bool has_sweep =
-            r.is_object() && r.contains("sweep_value") && !r["sweep_value"].is_structured();
-        const std::string sweep =
-            has_sweep
-                ? r["sweep_value"].dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
-                : "";
-        if (!sweep.empty()) method = method.substr(0, method.find('@'));
-        const auto key = std::make_pair(method, sweep);
+    std::vector<RowKey> order;
+    std::map<RowKey, std::map<std::string, std::vector<double>>> values;
+    std::map<RowKey, SummaryTable::Row> counts;
+    for (const auto& r : summary.runs) {
+        const RowKey key = summary_row_key(r);
         if (!counts.count(key)) order.push_back(key);
-        if (r.is_object() && r.contains("warnings") && r["warnings"].is_array())
-            for (const auto& w : r["warnings"])
-                if (w.is_string())
-                    t.warnings.push_back(text(r, "method") + " (seed " +
-                                         (r.contains("seed") && r["seed"].is_number_unsigned()
-                                              ? std::to_string(r["seed"].get<std::uint64_t>())
-                                              : std::string("?")) +
-                                         "): " + w.get<std::string>());
+        for (const auto& w : r.warnings)
+            t.warnings.push_back(r.method + " (seed " +
+                                 (r.seed ? std::to_string(*r.seed) : std::string("?")) + "): " + w);
         auto& c = counts[key];
         ++c.seeds;
-        const auto status = parse_run_status(text(r, "status"));
+        const auto status = r.run_status();
         if (status && stopped_early(*status)) ++c.diverged;
         if (status == RunStatus::Cancelled || status == RunStatus::Running) ++c.cancelled;
         // Means over seeds of different lengths mean nothing: only finished seeds count.
         if (status != RunStatus::Ok) continue;
-        if (!r.contains("final") || !r["final"].is_object()) continue;
-        for (const auto& [m, v] : r["final"].items()) {
-            if (!v.is_number()) continue;
-            values[key][m].push_back(v.get<double>());
+        for (const auto& [m, v] : r.final) {
+            values[key][m].push_back(v);
             seen_metric[m] = true;
         }
     }
@@ -105,29 +123,8 @@ SummaryTable read_summary_table(const std::string& run_dir) {
     // Named feature sets (DFIV: eff_rank_instrument, kappa_treatment, …) after the others.
     for (const auto& [m, seen] : seen_metric)
         if (m.rfind("kappa_", 0) == 0 || m.rfind("eff_rank_", 0) == 0) t.metrics.push_back(m);
-    for (const auto& key : order) {
-        SummaryTable::Row row;
-        row.method = key.first;
-        row.sweep_value = key.second;
-        row.seeds = counts[key].seeds;
-        row.diverged = counts[key].diverged;
-        row.cancelled = counts[key].cancelled;
-        for (const auto& m : t.metrics) {
-            const auto& v = values[key][m];
-            double mean = NAN, sd = NAN;
-            if (!v.empty()) {
-                mean = 0;
-                for (double x : v) mean += x;
-                mean /= v.size();
-                sd = 0;
-                for (double x : v) sd += (x - mean) * (x - mean);
-                sd = v.size() > 1 ? std::sqrt(sd / (v.size() - 1)) : 0.0;
-            }
-            row.mean.push_back(mean);
-            row.sd.push_back(sd);
-        }
-        t.rows.push_back(std::move(row));
-    }
+    for (const auto& key : order)
+        t.rows.push_back(summary_row(key, counts[key], t.metrics, values[key]));
     return t;
 }
 

@@ -5,14 +5,11 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <limits>
-#include <sstream>
+#include <optional>
 
-#include "core/bounded_input.h"
-#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "methods/method_registry.h"
-#include "run/run_store.h"
+#include "run/run_files.h"
 #include "spec/experiment_spec.h"
 
 namespace liftlab {
@@ -21,100 +18,33 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct CsvRow {
-    int line = 0;  // 1-based line in the file
-    std::vector<std::string> cells;
-};
-
 constexpr size_t kNotesPerFile = 3;  // then "… and N more"
 
-// Notes of one file, at most kNotesPerFile of them spelled out.
-class FileNotes {
-public:
-    FileNotes(std::vector<std::string>& notes, std::string file)
-        : notes_(notes), file_(std::move(file)) {}
-    ~FileNotes() {
-        if (count_ > kNotesPerFile)
-            notes_.push_back(file_ + ": " + std::to_string(count_ - kNotesPerFile) +
-                             " more row(s) left out");
-    }
-    void add(int line, const std::string& what) {
-        if (++count_ <= kNotesPerFile)
-            notes_.push_back(file_ + (line > 0 ? ":" + std::to_string(line) : "") + ": " + what);
-    }
+// A file's row issues as notes, at most kNotesPerFile of them spelled out.
+void add_row_notes(std::vector<std::string>& notes, const std::string& path,
+                   const std::vector<DataError>& issues) {
+    for (size_t k = 0; k < issues.size() && k < kNotesPerFile; ++k)
+        notes.push_back(issues[k].what());
+    if (issues.size() > kNotesPerFile)
+        notes.push_back(path + ": " + std::to_string(issues.size() - kNotesPerFile) +
+                        " more row(s) left out");
+}
 
-private:
-    std::vector<std::string>& notes_;
-    std::string file_;
-    size_t count_ = 0;
-};
-
-// Rows of a CSV with the header `header` and exactly `columns` cells. A missing file has no
-// rows; a file that is not a regular file is a DataError. A wrong header leaves the whole file
-// out, a malformed complete row that row (each with a note); the last row without its newline is
-// a killed writer's cut-off row, skipped silently.
-std::vector<CsvRow> read_rows(const std::string& path, const char* header, size_t columns,
-                              FileNotes& notes) {
-    std::vector<CsvRow> out;
+bool file_exists(const std::string& path) {
     std::error_code ec;
-    if (!fs::exists(path, ec)) return out;
-    const std::string text = read_regular_file(path, kMaxMetricsBytes);
-    size_t pos = 0;
-    int line_no = 0;
-    while (pos < text.size()) {
-        const size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos) break;  // cut off
-        const std::string line = text.substr(pos, nl - pos);
-        pos = nl + 1;
-        ++line_no;
-        if (line_no == 1) {
-            if (line != header) {
-                notes.add(1, "header is not '" + std::string(header) + "': file left out");
-                return {};
-            }
-            continue;
-        }
-        std::vector<std::string> cells;
-        size_t s = 0;
-        for (size_t c; (c = line.find(',', s)) != std::string::npos; s = c + 1)
-            cells.push_back(line.substr(s, c - s));
-        cells.push_back(line.substr(s));
-        if (cells.size() == columns)
-            out.push_back({line_no, std::move(cells)});
-        else
-            notes.add(line_no, std::to_string(cells.size()) + " fields, " +
-                                   std::to_string(columns) + " expected: row left out");
-    }
-    return out;
+    return fs::exists(path, ec);
 }
 
-bool to_double(const std::string& s, double* v) {
-    return c_parse_double(s, v);
-}
-
-// A step or index cell: a DataError naming file and line when it is not an int.
-int int_cell(const std::string& path, const CsvRow& r, size_t column, const char* what) {
-    long long v = 0;
-    if (!c_parse_int(r.cells[column], 0, std::numeric_limits<int>::max(), &v))
-        throw DataError(
-            path, r.line,
-            std::string(what) + " '" + r.cells[column] + "' is not an integer in [0, 2^31)");
-    return static_cast<int>(v);
-}
-
-// A JSON file of the folder, or null when it is missing or unusable (every file but
-// metrics.csv is optional; an unusable one gets a note). Bounded: a hostile file must not crash
-// the window.
-nlohmann::json read_json(const std::string& path, std::vector<std::string>& notes) {
+// A JSON object file of the folder (run/run_files.h: bounded), or nothing when it is missing or
+// unusable: every file but metrics.csv is optional, and an unusable one gets a note.
+std::optional<nlohmann::json> optional_json_object(const std::string& path,
+                                                   std::vector<std::string>& notes) {
+    if (!file_exists(path)) return std::nullopt;
     try {
-        std::error_code ec;
-        if (!fs::exists(path, ec)) return nlohmann::json();
-        auto j = read_json_file(path);
-        if (!j.is_object()) notes.push_back(path + ": not a JSON object: left out");
-        return j;
+        return read_json_object(path);
     } catch (const DataError& e) {
         notes.push_back(std::string(e.what()) + ": left out");
-        return nlohmann::json();
+        return std::nullopt;
     }
 }
 
@@ -184,7 +114,7 @@ RunFolderData read_claims_folder(const std::string& dir) {
     RunFolderData d;
     d.dir = dir;
     d.name = "claims";
-    const auto j = read_json(dir + "/claims.json", d.notes);
+    const auto j = optional_json_object(dir + "/claims.json", d.notes).value_or(nlohmann::json());
     if (!j.is_object() || !j.contains("claims") || !j["claims"].is_array())
         throw DataError(dir + "/claims.json", 0, "has no \"claims\" table");
     d.title = "claims (" + string_of(j, "tier", "?") + " tier)";
@@ -213,184 +143,161 @@ RunFolderData read_claims_folder(const std::string& dir) {
 
 }  // namespace
 
-RunFolderData read_run_folder(const std::string& dir) {
-    RunFolderData d;
-    d.dir = dir;
-    const std::string metrics_path = dir + "/" + run_folder::kMetrics;
-    if (!fs::exists(metrics_path) && fs::exists(dir + "/claims.json"))
-        return read_claims_folder(dir);
-    if (!fs::exists(metrics_path))
-        throw DataError(metrics_path, 0, "no metrics.csv here: is this a LiftLab run folder?");
-    for (const auto& r : read_metrics_csv(metrics_path)) {
+namespace {
+
+// metrics.csv: the curves, and the method order of first appearance.
+void read_metrics_part(RunFolderData& d, const std::string& path) {
+    for (const auto& r : read_metrics_csv(path)) {
         d.metrics[r.metric][r.method][r.step].push_back(r.value);
         if (std::find(d.method_order.begin(), d.method_order.end(), r.method) ==
             d.method_order.end())
             d.method_order.push_back(r.method);
     }
+}
 
+// "name — target  (batch B, N steps, S seeds)". The task's target names what was fitted when one
+// preset serves several (CP-Flow toys, the 1-D log-concave targets), only for task kinds that
+// have targets: spec.json writes the field (its default) for every kind. A sweep over the batch
+// size names the swept sizes ("batch 16/64/256"), not the base.
+std::string run_title(const SpecRecord& spec, const std::string& name) {
+    const TaskKindInfo* kind = find_task_kind(spec.task_kind);
+    const std::string target = kind && !kind->targets.empty() ? spec.task_target : std::string();
+    std::string batch = std::to_string(spec.batch_size);
+    if (spec.sweep_key == "batch_size") {
+        std::string swept;
+        for (const auto& v : spec.sweep_values)
+            if (v.is_number_integer())
+                swept += (swept.empty() ? "" : "/") + std::to_string(v.get<long long>());
+        if (!swept.empty()) batch = swept;
+    }
+    const size_t seeds = spec.seed_count;
+    return name + (target.empty() ? "" : " — " + target) + "  (batch " + batch +
+           (spec.steps > 0 ? ", " + std::to_string(spec.steps) + " steps" : "") + ", " +
+           std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
+}
+
+// spec.json: the name, title, task and sizes.
+void read_spec_part(RunFolderData& d, const std::string& path) {
+    const auto json = optional_json_object(path, d.notes);
+    if (!json) return;
+    const SpecRecord spec = spec_record_of(*json);
+    if (spec.schema_version_bad || spec.schema_version.value_or(0) > kSpecSchemaVersion)
+        d.notes.push_back(path + ": schema_version " + spec.json["schema_version"].dump() +
+                          " is newer than this LiftLab's: read as far as it goes");
+    if (!spec.name.empty()) d.name = spec.name;
+    d.title = run_title(spec, d.name);
+    d.task_kind = spec.task_kind;
+    d.batch_size = static_cast<int>(spec.batch_size);
+    d.steps = static_cast<int>(spec.steps);
+    if (const auto* kind = find_task_kind(d.task_kind); kind && kind->grid_rows)
+        d.rows_per_sample = static_cast<int>(spec.task_resolution.value_or(1));
+    d.output_dim = static_cast<int>(spec.output_dim);
+    d.sweep_key = spec.sweep_key;
+    std::vector<std::pair<std::string, std::string>> methods;
+    for (const auto& m : spec.methods)
+        if (!m.name.empty()) methods.push_back({m.label, m.name});
+    d.training_loss = classification_losses(d.task_kind, methods);
+}
+
+// A sweep member's final metrics. A diverged or failed run's last logged values are not a final
+// metric, so only "ok" runs enter the sweep figure (summary.md counts the others).
+void add_sweep_member(RunFolderData& d, const RunRecord& r, const std::string& method) {
+    const auto value = r.sweep_number();
+    if (d.sweep_key.empty() || !value || r.run_status() != RunStatus::Ok) return;
+    const std::string base = method.substr(0, method.find('@'));
+    auto it = std::find_if(d.sweep.begin(), d.sweep.end(),
+                           [&](const auto& p) { return p.first == base; });
+    if (it == d.sweep.end()) {
+        d.sweep.push_back({base, {}});
+        it = d.sweep.end() - 1;
+    }
+    auto& at_value = it->second[*value];
+    for (const auto& [k, v] : r.final) at_value[k].push_back(v);
+}
+
+// summary.json: the status, each method's final metrics, the warnings and the sweep.
+void read_summary_part(RunFolderData& d, const std::string& path) {
+    if (!file_exists(path)) {
+        d.notes.push_back(path + ": missing (no statuses or final metrics)");
+        return;
+    }
+    const auto json = optional_json_object(path, d.notes);
+    if (!json) return;
+    const SummaryRecord summary = summary_record_of(*json);
+    d.status = summary.status;
+    if (!summary.run_status())
+        d.notes.push_back(path + ": status '" + d.status + "' is not one LiftLab writes");
+    if (summary.has_runs && !summary.runs_list)
+        d.notes.push_back(path + ": \"runs\" is not a list: left out");
+    for (const auto& r : summary.runs) {
+        const std::string method = r.method.empty() ? "?" : r.method;
+        auto it = std::find_if(d.finals.begin(), d.finals.end(),
+                               [&](const auto& p) { return p.first == method; });
+        if (it == d.finals.end()) {
+            d.finals.push_back({method, {}});
+            it = d.finals.end() - 1;
+        }
+        const std::string seed = r.seed ? std::to_string(*r.seed) : std::string("?");
+        for (const auto& text : r.warnings)
+            d.warnings.push_back(method + " (seed " + seed + "): " + text);
+        for (const auto& [k, v] : r.final) it->second[k].push_back(v);
+        add_sweep_member(d, r, method);
+    }
+}
+
+// spectra.csv — the first seed of each method.
+void read_spectra_part(RunFolderData& d, const std::string& path) {
+    if (!file_exists(path)) return;
+    std::vector<DataError> issues;
+    std::map<std::string, std::uint64_t> first_seed;
+    for (const auto& r : read_spectra_csv(path, &issues)) {
+        const auto seed = first_seed.emplace(r.method, r.seed).first->second;
+        if (seed == r.seed) d.spectra[r.method][r.step].push_back(r.sigma);
+    }
+    add_row_notes(d.notes, path, issues);
+}
+
+// traces.csv — the first seed of each method.
+void read_traces_part(RunFolderData& d, const std::string& path) {
+    if (!file_exists(path)) return;
+    std::vector<DataError> issues;
+    std::map<std::string, std::uint64_t> first_seed;
+    for (const auto& r : read_traces_csv(path, &issues)) {
+        if (first_seed.emplace(r.method, r.seed).first->second != r.seed) continue;
+        auto& t = d.traces[{r.method, r.coordinate}];
+        t.first.push_back(r.step);
+        t.second.push_back(r.value);
+    }
+    add_row_notes(d.notes, path, issues);
+}
+
+// dwells.csv — every seed pooled.
+void read_dwells_part(RunFolderData& d, const std::string& path) {
+    if (!file_exists(path)) return;
+    std::vector<DataError> issues;
+    for (const auto& r : read_dwells_csv(path, &issues))
+        d.dwells[r.method].push_back(static_cast<double>(r.dwell));
+    add_row_notes(d.notes, path, issues);
+}
+
+}  // namespace
+
+RunFolderData read_run_folder(const std::string& dir) {
+    const std::string metrics_path = dir + "/" + run_folder::kMetrics;
+    if (!file_exists(metrics_path) && file_exists(dir + "/claims.json"))
+        return read_claims_folder(dir);
+    if (!file_exists(metrics_path))
+        throw DataError(metrics_path, 0, "no metrics.csv here: is this a LiftLab run folder?");
+    RunFolderData d;
+    d.dir = dir;
+    read_metrics_part(d, metrics_path);
     d.name = fs::path(dir).filename().string();
     d.title = d.name;
-    const auto spec = read_json(dir + "/" + run_folder::kSpec, d.notes);
-    if (spec.is_object() && spec.contains("schema_version") &&
-        (!spec["schema_version"].is_number_integer() ||
-         spec["schema_version"].get<long long>() > kSpecSchemaVersion))
-        d.notes.push_back(dir + "/" + run_folder::kSpec + ": schema_version " +
-                          spec["schema_version"].dump() +
-                          " is newer than this LiftLab's: read as far as it goes");
-    // Type-checked reads: a hand-edited or corrupted spec.json/summary.json never throws here.
-    auto int_of = [](const nlohmann::json& o, const char* key, long long fallback) {
-        return o.is_object() && o.contains(key) && o[key].is_number_integer()
-                   ? o[key].get<long long>()
-                   : fallback;
-    };
-    if (spec.is_object()) {
-        d.name = string_of(spec, "name", d.name);
-        const size_t seeds =
-            spec.contains("seeds") && spec["seeds"].is_array() ? spec["seeds"].size() : 0;
-        const long long b = int_of(spec, "batch_size", 0);
-        // The task's target names what was fitted when one preset serves several (CP-Flow toys,
-        // the 1-D log-concave targets): "name — target  (batch B, N steps, S seeds)". Only for
-        // task kinds that have targets: spec.json writes the field (its default) for every kind.
-        const std::string kind_name =
-            spec.contains("task") ? string_of(spec["task"], "kind", "") : std::string();
-        const TaskKindInfo* kind_info = find_task_kind(kind_name);
-        const std::string target = kind_info && !kind_info->targets.empty()
-                                       ? string_of(spec["task"], "target", "")
-                                       : std::string();
-        const long long steps = int_of(spec, "steps", 0);
-        // A sweep over the batch size names the swept sizes ("batch 16/64/256"), not the base.
-        std::string batch = std::to_string(b);
-        if (spec.contains("sweep") && string_of(spec["sweep"], "key", "") == "batch_size" &&
-            spec["sweep"].contains("values") && spec["sweep"]["values"].is_array()) {
-            std::string swept;
-            for (const auto& v : spec["sweep"]["values"])
-                if (v.is_number_integer())
-                    swept += (swept.empty() ? "" : "/") + std::to_string(v.get<long long>());
-            if (!swept.empty()) batch = swept;
-        }
-        d.title = d.name + (target.empty() ? "" : " — " + target) + "  (batch " + batch +
-                  (steps > 0 ? ", " + std::to_string(steps) + " steps" : "") + ", " +
-                  std::to_string(seeds) + " seed" + (seeds == 1 ? "" : "s") + ")";
-        if (spec.contains("task")) d.task_kind = string_of(spec["task"], "kind", "");
-        d.batch_size = static_cast<int>(b);
-        d.steps = static_cast<int>(int_of(spec, "steps", 0));
-        if (const auto* kind = find_task_kind(d.task_kind); kind && kind->grid_rows)
-            d.rows_per_sample = static_cast<int>(int_of(spec["task"], "resolution", 1));
-        if (spec.contains("data"))
-            d.output_dim = static_cast<int>(int_of(spec["data"], "output_dim", 0));
-        if (spec.contains("sweep")) d.sweep_key = string_of(spec["sweep"], "key", "");
-        std::vector<std::pair<std::string, std::string>> methods;
-        if (const auto m = spec.find("methods"); m != spec.end() && m->is_array())
-            for (const auto& entry : *m) {
-                const std::string name = string_of(entry, "name", "");
-                if (!name.empty()) methods.push_back({string_of(entry, "label", name), name});
-            }
-        d.training_loss = classification_losses(d.task_kind, methods);
-    }
-
-    const std::string summary_path = dir + "/" + run_folder::kSummary;
-    const auto summary = read_json(summary_path, d.notes);
-    {
-        std::error_code ec;
-        if (!fs::exists(summary_path, ec))
-            d.notes.push_back(summary_path + ": missing (no statuses or final metrics)");
-    }
-    if (summary.is_object()) {
-        d.status = string_of(summary, "status", "");
-        if (!parse_run_status(d.status))
-            d.notes.push_back(summary_path + ": status '" + d.status +
-                              "' is not one LiftLab writes");
-        if (summary.contains("runs") && !summary["runs"].is_array())
-            d.notes.push_back(summary_path + ": \"runs\" is not a list: left out");
-        const auto runs = summary.find("runs");
-        if (runs != summary.end() && runs->is_array())
-            for (const auto& r : *runs) {
-                const std::string method = string_of(r, "method", "?");
-                auto it = std::find_if(d.finals.begin(), d.finals.end(),
-                                       [&](const auto& p) { return p.first == method; });
-                if (it == d.finals.end()) {
-                    d.finals.push_back({method, {}});
-                    it = d.finals.end() - 1;
-                }
-                if (!r.is_object()) continue;
-                if (const auto w = r.find("warnings"); w != r.end() && w->is_array())
-                    for (const auto& text : *w)
-                        if (text.is_string())
-                            d.warnings.push_back(
-                                method + " (seed " +
-                                (r.contains("seed") && r["seed"].is_number_integer()
-                                     ? std::to_string(r["seed"].get<long long>())
-                                     : std::string("?")) +
-                                "): " + text.get<std::string>());
-                if (!r.contains("final") || !r["final"].is_object()) continue;
-                const auto& final_metrics = r["final"];
-                for (const auto& [k, v] : final_metrics.items())
-                    if (v.is_number()) it->second[k].push_back(v.get<double>());
-
-                // Sweep members: a diverged or failed run's last logged values are not a final
-                // metric, so only "ok" runs enter the sweep figure (summary.md counts the others).
-                if (d.sweep_key.empty() || !r.contains("sweep_value") ||
-                    !r["sweep_value"].is_number() || string_of(r, "status", "") != RunStatus::Ok)
-                    continue;
-                const std::string base = method.substr(0, method.find('@'));
-                auto sit = std::find_if(d.sweep.begin(), d.sweep.end(),
-                                        [&](const auto& p) { return p.first == base; });
-                if (sit == d.sweep.end()) {
-                    d.sweep.push_back({base, {}});
-                    sit = d.sweep.end() - 1;
-                }
-                auto& at_value = sit->second[r["sweep_value"].get<double>()];
-                for (const auto& [k, v] : final_metrics.items())
-                    if (v.is_number()) at_value[k].push_back(v.get<double>());
-            }
-    }
-
-    // spectra.csv: step,method,seed,index,sigma — the first seed of each method.
-    std::map<std::string, std::string> first_seed;
-    const std::string spectra_path = dir + "/" + run_folder::kSpectra;
-    FileNotes spectra_notes(d.notes, spectra_path);
-    for (const auto& row : read_rows(spectra_path, run_folder::kSpectraColumns, 5, spectra_notes)) {
-        const auto& r = row.cells;
-        double sigma;
-        long long index = 0;
-        if (!to_double(r[4], &sigma) || !c_parse_int(r[3], 0, 1 << 30, &index)) {
-            spectra_notes.add(row.line, "index or sigma is not a number: row left out");
-            continue;
-        }
-        if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
-        if (first_seed[r[1]] != r[2]) continue;
-        d.spectra[r[1]][int_cell(spectra_path, row, 0, "step")].push_back(sigma);
-    }
-    // traces.csv: step,method,seed,coordinate,value — the first seed of each method.
-    first_seed.clear();
-    const std::string traces_path = dir + "/" + run_folder::kTraces;
-    FileNotes trace_notes(d.notes, traces_path);
-    for (const auto& row : read_rows(traces_path, run_folder::kTracesColumns, 5, trace_notes)) {
-        const auto& r = row.cells;
-        double step, value;
-        long long coordinate = 0;
-        if (!to_double(r[0], &step) || !to_double(r[4], &value) ||
-            !c_parse_int(r[3], 0, std::numeric_limits<int>::max(), &coordinate)) {
-            trace_notes.add(row.line, "step, coordinate or value is not a number: row left out");
-            continue;
-        }
-        if (!first_seed.count(r[1])) first_seed[r[1]] = r[2];
-        if (first_seed[r[1]] != r[2]) continue;
-        auto& t = d.traces[{r[1], int_cell(traces_path, row, 3, "coordinate")}];
-        t.first.push_back(step);
-        t.second.push_back(value);
-    }
-    // dwells.csv: method,seed,dwell — every seed.
-    const std::string dwells_path = dir + "/" + run_folder::kDwells;
-    FileNotes dwell_notes(d.notes, dwells_path);
-    for (const auto& row : read_rows(dwells_path, run_folder::kDwellsColumns, 3, dwell_notes)) {
-        double dwell;
-        if (to_double(row.cells[2], &dwell) && dwell >= 0)
-            d.dwells[row.cells[0]].push_back(dwell);
-        else
-            dwell_notes.add(row.line,
-                            "dwell '" + row.cells[2] + "' is not a step count: row left out");
-    }
+    read_spec_part(d, dir + "/" + run_folder::kSpec);
+    read_summary_part(d, dir + "/" + run_folder::kSummary);
+    read_spectra_part(d, dir + "/" + run_folder::kSpectra);
+    read_traces_part(d, dir + "/" + run_folder::kTraces);
+    read_dwells_part(d, dir + "/" + run_folder::kDwells);
     return d;
 }
 

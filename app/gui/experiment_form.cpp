@@ -28,11 +28,10 @@
 #include <map>
 #include <string>
 
-#include "core/bounded_input.h"
 #include "method_colors.h"
 #include "methods/method_registry.h"
 #include "model_file_box.h"
-#include "run/run_folder_schema.h"
+#include "run/run_files.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "spec_editor.h"
@@ -391,7 +390,7 @@ void ExperimentForm::onPresetChosen(int index) {
 bool ExperimentForm::readRunSpec(const QString& runDir, nlohmann::json* spec, QString* error) {
     const std::string file = runDir.toStdString() + "/" + run_folder::kSpec;
     try {
-        *spec = read_json_file(file);
+        *spec = read_spec_json(file).json;
         parse_spec(*spec);  // a spec this LiftLab can run again
     } catch (const std::exception& e) {
         *error = QString::fromStdString(e.what());

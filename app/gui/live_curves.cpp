@@ -1,15 +1,15 @@
 #include "live_curves.h"
 
 #include <QDir>
-#include <QFile>
+#include <QFileInfo>
 #include <QPair>
 #include <QSet>
-#include <QTextStream>
 #include <algorithm>
 
+#include "core/c_numbers.h"
 #include "loss_curve_panel.h"
 #include "panel_feed.h"
-#include "run/run_folder_schema.h"
+#include "run/run_files.h"
 #include "run_folder_data.h"
 
 namespace liftlab {
@@ -72,27 +72,27 @@ void LiveCurves::showFinishedRun(std::shared_ptr<const RunFolderData> run) {
 
 int LiveCurves::loadEvents(const QString& runDir) {
     events_.clear();
-    QFile file(QDir(runDir).filePath(QLatin1String(run_folder::kEvents)));
-    if (runDir.isEmpty() || !file.open(QIODevice::ReadOnly | QIODevice::Text)) {
-        panel_->setEventMarkers(markers());
-        return 0;
-    }
-    // step,method,seed,key,old,new — one row per (event, seed): one marker per event.
-    QTextStream in(&file);
-    in.readLine();  // the header
+    const QString path = QDir(runDir).filePath(QLatin1String(run_folder::kEvents));
+    std::vector<EventRow> rows;
+    if (!runDir.isEmpty() && QFileInfo::exists(path)) try {
+            // step,method,seed,key,old,new (run/run_files.h); a malformed row is left out.
+            std::vector<DataError> issues;
+            rows = read_events_csv(path.toStdString(), &issues);
+        } catch (const DataError&) {
+            rows.clear();  // not a file LiftLab wrote: no markers
+        }
+    // One row per (event, seed): one marker per event.
     QSet<QString> seen;
-    while (!in.atEnd()) {
-        const QString line = in.readLine();
-        const QStringList f = line.split(QLatin1Char(','));
-        if (f.size() != 6) continue;  // a row cut off by a killed writer
-        bool ok = false;
-        const double step = f[0].toDouble(&ok);  // QString parses with C rules
-        if (!ok) continue;
-        const QString key = f[0] + QLatin1Char(',') + f[1] + QLatin1Char(',') + f[3];
-        if (seen.contains(key)) continue;
-        seen.insert(key);
-        events_.push_back(
-            {step, f[1], QStringLiteral("%1.%2 %3\u2192%4").arg(f[1], f[3], f[4], f[5])});
+    for (const auto& e : rows) {
+        const QString method = QString::fromStdString(e.method);
+        const QString key = QString::fromStdString(e.key);
+        const QString id = QStringLiteral("%1,%2,%3").arg(e.step).arg(method, key);
+        if (seen.contains(id)) continue;
+        seen.insert(id);
+        events_.push_back({static_cast<double>(e.step), method,
+                           QStringLiteral("%1.%2 %3\u2192%4")
+                               .arg(method, key, QString::fromStdString(c_shortest(e.old_value)),
+                                    QString::fromStdString(c_shortest(e.new_value)))});
     }
     std::stable_sort(events_.begin(), events_.end(),
                      [](const auto& a, const auto& b) { return a.step < b.step; });

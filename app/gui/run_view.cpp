@@ -21,7 +21,6 @@
 #include <cmath>
 
 #include "ablation_panel.h"
-#include "core/bounded_input.h"
 #include "escape_panel.h"
 #include "figure_catalogue.h"
 #include "histogram_panel.h"
@@ -29,7 +28,7 @@
 #include "loss_curve_panel.h"
 #include "methods/method_registry.h"
 #include "panel_feed.h"
-#include "run/run_folder_schema.h"
+#include "run/run_files.h"
 #include "run_folder_data.h"
 #include "scatter_panel.h"
 #include "spec/experiment_spec.h"
@@ -551,7 +550,8 @@ void RunView::showRun(const RunFolderData& run) {
     // What each empty tab says: from the run's own spec when it can be read.
     RunExpectations e;
     try {
-        e = expectationsOf(parse_spec(read_json_file(run.dir + "/" + run_folder::kSpec)), false);
+        e = expectationsOf(parse_spec(read_spec_json(run.dir + "/" + run_folder::kSpec).json),
+                           false);
     } catch (const std::exception&) {
         e.known = true;
         e.icnn = run.icnn();
@@ -588,15 +588,12 @@ void RunView::setLandscapeRunFolder(const QString& dir) {
     landscapeRunDirHint_ = dir;
     QList<quint64> seeds;
     QStringList labels;
-    nlohmann::json spec;
     try {
-        spec = read_json_file(dir.toStdString() + "/" + run_folder::kSpec);
-    } catch (const std::exception&) {
+        for (const auto s : read_spec_json(dir.toStdString() + "/" + run_folder::kSpec).seeds)
+            seeds << static_cast<quint64>(s);
+    } catch (const DataError&) {
         // not an ICNN run folder we can read: no landscape
     }
-    if (spec.is_object() && spec.contains("seeds") && spec["seeds"].is_array())
-        for (const auto& s : spec["seeds"])
-            if (s.is_number_unsigned()) seeds << s.get<quint64>();
     if (!seeds.isEmpty()) {
         try {
             for (const auto& l : trajectory_labels(dir.toStdString(), seeds.front()))

@@ -5,9 +5,8 @@
 #include <QThread>
 #include <exception>
 
-#include "core/bounded_input.h"
 #include "core/error_text.h"
-#include "run/run_folder_schema.h"
+#include "run/run_files.h"
 #include "training/resume.h"
 #include "training/runner.h"
 #include "worker_priority.h"
@@ -57,9 +56,8 @@ QString TrainingSession::whyNotResumable(const QString& runDir) {
         return tr("%1 has no %2").arg(name, QLatin1String(run_folder::kSummary));
     std::string status;
     try {
-        const auto summary =
-            read_json_file(dir.filePath(QLatin1String(run_folder::kSummary)).toStdString());
-        status = summary.is_object() ? summary.value("status", std::string()) : std::string();
+        status = read_summary_json(dir.filePath(QLatin1String(run_folder::kSummary)).toStdString())
+                     .status;
     } catch (const std::exception& e) {
         return tr("%1: %2").arg(name, QString::fromStdString(error_message(e)));
     }

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "run/run_files.h"
 #include "run/run_folder_schema.h"
 #include "run/run_store.h"
 #include "stats/hypothesis_tests.h"
@@ -23,16 +24,6 @@ using stats::format_p;
 namespace {
 
 constexpr double kClaimNaN = std::numeric_limits<double>::quiet_NaN();
-
-nlohmann::json read_json_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw DataError(path, 0, "cannot be read");
-    try {
-        return nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        throw DataError(path, 0, std::string("is not valid JSON: ") + e.what());
-    }
-}
 
 std::vector<double> values_of(const std::map<std::uint64_t, double>& m) {
     std::vector<double> v;
@@ -460,39 +451,41 @@ RunTable read_run_table(const std::string& run_dir) {
     RunTable t;
     t.dir = run_dir;
     const std::string summary_path = (fs::path(run_dir) / run_folder::kSummary).string();
-    const auto summary = read_json_file(summary_path);
-    if (!summary.is_object() || !summary.contains("runs") || !summary["runs"].is_array())
-        throw DataError(summary_path, 0, "has no \"runs\" array");
+    const SummaryRecord summary = read_summary_json(summary_path);
+    if (!summary.runs_list) throw DataError(summary_path, 0, "has no \"runs\" array");
     const std::string spec_path = (fs::path(run_dir) / run_folder::kSpec).string();
     if (fs::exists(spec_path)) {
         try {
-            const auto spec = read_json_file(spec_path);
-            t.preset = spec.value("name", "");
-            if (spec.contains("versions") && spec["versions"].is_object())
-                t.blas_core = spec["versions"].value("blas_core", "");
-        } catch (const std::exception&) {
+            const SpecRecord spec = read_spec_json(spec_path);
+            t.preset = spec.name;
+            const auto versions = spec.json.find("versions");
+            if (versions != spec.json.end() && versions->is_object()) {
+                const auto core = versions->find("blas_core");
+                if (core != versions->end() && core->is_string())
+                    t.blas_core = core->get<std::string>();
+            }
+        } catch (const DataError&) {
             // The spec's name and BLAS core are informative only.
         }
     }
-    for (const auto& e : summary["runs"]) {
-        if (!e.is_object()) continue;
+    for (const auto& e : summary.runs) {
+        if (!e.json.is_object()) continue;
         RunTable::Row r;
         r.dir = run_dir;
-        r.label = e.value("method", "");
-        r.status = e.value("status", "");
-        if (e.contains("seed") && e["seed"].is_number_unsigned())
-            r.seed = e["seed"].get<uint64_t>();
+        r.label = e.method;
+        r.status = e.status;
+        if (e.seed) r.seed = *e.seed;
         r.base = r.label;
-        if (e.contains("sweep_value")) {
-            const auto& sv = e["sweep_value"];
-            r.at = sv.is_string() ? sv.get<std::string>() : sv.dump();
+        if (e.sweep_value) {
+            const auto& sv = *e.sweep_value;
+            r.at = sv.is_string()
+                       ? sv.get<std::string>()
+                       : sv.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
             std::replace(r.at.begin(), r.at.end(), ',', ' ');  // as the label's suffix
             if (const auto at = r.label.rfind('@'); at != std::string::npos)
                 r.base = r.label.substr(0, at);
         }
-        if (e.contains("final") && e["final"].is_object())
-            for (const auto& [k, val] : e["final"].items())
-                if (val.is_number()) r.final[k] = val.get<double>();
+        r.final = e.final;
         t.rows.push_back(std::move(r));
     }
     return t;

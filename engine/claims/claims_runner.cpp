@@ -102,11 +102,10 @@ std::string finished_run_in(const std::string& parent, const std::string& recipe
         const auto summary = entry.path() / run_folder::kSummary;
         if (!fs::exists(summary)) continue;
         try {
-            std::ifstream s(summary);
-            const auto j = nlohmann::json::parse(s);
-            const std::string status = j.value("status", "");
-            if (status == "ok" || status == "diverged") return entry.path().string();
-        } catch (const std::exception&) {
+            const auto status = read_summary_json(summary.string()).run_status();
+            if (status == RunStatus::Ok || status == RunStatus::Diverged)
+                return entry.path().string();
+        } catch (const DataError&) {
         }
     }
     return "";

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <sstream>
 #include <stdexcept>
 
+#include "core/bounded_input.h"
+#include "run/run_files.h"
 #include "run/run_store.h"
 
 namespace liftlab {
@@ -17,16 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-json read_shard_json(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw std::runtime_error("merge: cannot read " + path);
-    try {
-        return json::parse(in);
-    } catch (const std::exception& e) {
-        throw std::runtime_error("merge: " + path + " is not valid JSON: " + e.what());
-    }
-}
-
 // The spec without what legitimately differs between shards.
 json comparable(json spec) {
     spec.erase("shard");
@@ -34,43 +24,46 @@ json comparable(json spec) {
     return spec;
 }
 
-// The rows of a CSV file after its header; a last line without its newline (a row cut by a
-// killed writer) is dropped, as the readers do.
-std::string rows_of(const std::string& path, std::string* header) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return "";
-    std::stringstream ss;
-    ss << in.rdbuf();
-    std::string text = ss.str();
+// The rows of a run CSV file after its header, which must be `columns` (an empty string for a
+// missing file); a last line without its newline (a row cut by a killed writer) is dropped, as
+// the readers do. Bounded like every reader of the folder.
+std::string shard_csv_rows(const std::string& path, const char* columns) {
+    std::error_code ec;
+    if (!fs::exists(path, ec)) return "";
+    const std::string text = read_regular_file(path, kMaxRunCsvBytes);
     const auto first = text.find('\n');
     if (first == std::string::npos) return "";
-    if (header->empty()) *header = text.substr(0, first + 1);
-    text = text.substr(first + 1);
+    if (text.compare(0, first, columns) != 0)
+        throw DataError(path, 1, std::string("header is not '") + columns + "'");
     const auto last = text.rfind('\n');
-    return last == std::string::npos ? "" : text.substr(0, last + 1);
+    return text.substr(first + 1, last - first);
 }
 
 struct ShardRun {
     std::string dir;
-    json spec, summary;
+    SpecRecord spec;
+    SummaryRecord summary;
     int index = 0;
 };
 
 ShardRun read_shard(const std::string& dir) {
     ShardRun s;
     s.dir = dir;
-    s.spec = read_shard_json(dir + "/" + run_folder::kSpec);
-    s.summary = read_shard_json(dir + "/" + run_folder::kSummary);
-    if (!s.spec.contains("shard"))
+    try {
+        s.spec = read_spec_json(dir + "/" + run_folder::kSpec);
+        s.summary = read_summary_json(dir + "/" + run_folder::kSummary);
+    } catch (const DataError& e) {
+        throw std::runtime_error(std::string("merge: ") + e.what());
+    }
+    if (!s.spec.json.contains("shard"))
         throw std::runtime_error("merge: " + dir +
                                  " is not a shard (its spec.json has no \"shard\"; run it "
                                  "with --shard K/N)");
-    s.index = s.spec["shard"].value("index", -1);
-    const std::string status = s.summary.value("status", "");
-    const auto parsed = parse_run_status(status);
+    s.index = static_cast<int>(s.spec.shard_index.value_or(-1));
+    const auto parsed = s.summary.run_status();
     if (!parsed || *parsed == RunStatus::Running)
-        throw std::runtime_error("merge: shard " + dir + " has not finished (status '" + status +
-                                 "')");
+        throw std::runtime_error("merge: shard " + dir + " has not finished (status '" +
+                                 s.summary.status + "')");
     return s;
 }
 
@@ -78,15 +71,16 @@ ShardRun read_shard(const std::string& dir) {
 // shards in index order.
 void check_shard_set(std::vector<ShardRun>& shards) {
     const auto& first = shards.front();
-    const int count = first.spec["shard"].value("count", 0);
-    const json reference = comparable(first.spec);
+    const int count = static_cast<int>(first.spec.shard_count.value_or(0));
+    const json reference = comparable(first.spec.json);
     std::vector<std::string> owner(std::max(count, 0));
     for (const auto& s : shards) {
-        if (s.spec["shard"].value("count", 0) != count)
+        const long long its_count = s.spec.shard_count.value_or(0);
+        if (its_count != count)
             throw std::runtime_error("merge: " + s.dir + " is a shard of " +
-                                     std::to_string(s.spec["shard"].value("count", 0)) + " but " +
-                                     first.dir + " one of " + std::to_string(count));
-        const json diff = json::diff(reference, comparable(s.spec));
+                                     std::to_string(its_count) + " but " + first.dir + " one of " +
+                                     std::to_string(count));
+        const json diff = json::diff(reference, comparable(s.spec.json));
         if (!diff.empty())
             throw std::runtime_error("merge: " + s.dir + " was run with a different spec than " +
                                      first.dir + " (first difference at " +
@@ -113,46 +107,60 @@ void check_shard_set(std::vector<ShardRun>& shards) {
 // within a cell, which each shard already keeps. Sets the merged status.
 json merged_runs(const std::vector<ShardRun>& shards, RunStatus* status) {
     const auto& first = shards.front();
-    const json seeds = first.spec.value("seeds", json::array());
-    const json values = first.spec.contains("sweep")
-                            ? first.spec["sweep"].value("values", json::array())
-                            : json::array();
-    auto cell_of = [&](const json& run) {
-        int vi = 0, si = 0;
-        if (run.contains("sweep_value"))
-            vi = static_cast<int>(std::find(values.begin(), values.end(), run["sweep_value"]) -
+    const json seeds = first.spec.json.value("seeds", json::array());
+    const json& values = first.spec.sweep_values;
+    auto cell_of = [&](const RunRecord& run) {
+        int vi = 0;
+        if (run.sweep_value)
+            vi = static_cast<int>(std::find(values.begin(), values.end(), *run.sweep_value) -
                                   values.begin());
-        si = static_cast<int>(std::find(seeds.begin(), seeds.end(), run["seed"]) - seeds.begin());
+        const json seed = run.json.is_object() ? run.json.value("seed", json()) : json();
+        const int si =
+            static_cast<int>(std::find(seeds.begin(), seeds.end(), seed) - seeds.begin());
         return vi * static_cast<int>(seeds.size()) + si;
     };
-    json runs = json::array();
+    std::vector<const RunRecord*> order;
     bool any_cancelled = false, any_ok = false;
     for (const auto& s : shards) {
-        any_cancelled = any_cancelled || s.summary.value("status", "") == RunStatus::Cancelled;
-        for (const auto& r : s.summary.value("runs", json::array())) {
-            runs.push_back(r);
-            const auto st = parse_run_status(r.value("status", ""));
+        any_cancelled = any_cancelled || s.summary.run_status() == RunStatus::Cancelled;
+        for (const auto& r : s.summary.runs) {
+            order.push_back(&r);
+            const auto st = r.run_status();
             any_ok = any_ok || st == RunStatus::Ok || st == RunStatus::Cancelled;
         }
     }
-    std::stable_sort(runs.begin(), runs.end(),
-                     [&](const json& a, const json& b) { return cell_of(a) < cell_of(b); });
+    std::stable_sort(order.begin(), order.end(), [&](const RunRecord* a, const RunRecord* b) {
+        return cell_of(*a) < cell_of(*b);
+    });
+    json runs = json::array();
+    for (const auto* r : order) runs.push_back(r->json);
     *status = any_cancelled ? RunStatus::Cancelled : (any_ok ? RunStatus::Ok : RunStatus::Diverged);
     return runs;
 }
 
 // The shards' files, joined in shard order, into the new folder `dir`.
 void write_merged_files(const std::vector<ShardRun>& shards, const std::string& dir) {
-    json spec = shards.front().spec;
+    json spec = shards.front().spec.json;
     spec.erase("shard");
     spec["merged_from"] = json::array();
     for (const auto& s : shards) spec["merged_from"].push_back(fs::absolute(s.dir).string());
     write_file_atomic(dir + "/" + run_folder::kSpec, spec.dump(2) + "\n");
-    for (const char* file :
-         {run_folder::kMetrics, run_folder::kSpectra, run_folder::kTraces, run_folder::kDwells}) {
-        std::string header, body;
-        for (const auto& s : shards) body += rows_of(s.dir + "/" + file, &header);
-        if (!header.empty()) write_file_atomic(dir + "/" + file, header + body);
+    const std::pair<const char*, const char*> files[] = {
+        {run_folder::kMetrics, run_folder::kMetricsColumns},
+        {run_folder::kSpectra, run_folder::kSpectraColumns},
+        {run_folder::kTraces, run_folder::kTracesColumns},
+        {run_folder::kDwells, run_folder::kDwellsColumns},
+        {run_folder::kEvents, run_folder::kEventsColumns}};
+    for (const auto& [file, columns] : files) {
+        bool any = false;
+        std::string body;
+        for (const auto& s : shards) {
+            const std::string path = s.dir + "/" + file;
+            std::error_code ec;
+            any = any || fs::exists(path, ec);
+            body += shard_csv_rows(path, columns);
+        }
+        if (any) write_file_atomic(dir + "/" + file, std::string(columns) + "\n" + body);
     }
     for (const auto& s : shards) {
         const fs::path traj = fs::path(s.dir) / run_folder::kTrajectories;
@@ -176,8 +184,9 @@ std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
     const json runs = merged_runs(shards, &status);
     std::string dir;
     {
-        const auto store =
-            RunStore::create(out_parent, shards.front().spec.value("name", "merged"));
+        const auto store = RunStore::create(out_parent, shards.front().spec.name.empty()
+                                                            ? std::string("merged")
+                                                            : shards.front().spec.name);
         dir = store.dir();
     }
     write_merged_files(shards, dir);

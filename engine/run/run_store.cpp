@@ -9,13 +9,9 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
-#include <initializer_list>
-#include <limits>
 #include <stdexcept>
-#include <string_view>
 
 #include "core/bounded_input.h"
-#include "core/c_numbers.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "core/sha256.h"
@@ -217,21 +213,6 @@ void RunStore::close() {
     }
 }
 
-namespace {
-
-// One CSV row: the cells joined by commas, then a newline.
-std::string csv_line(std::initializer_list<std::string_view> cells) {
-    std::string line;
-    for (const auto& c : cells) {
-        if (!line.empty()) line += ',';
-        line += c;
-    }
-    line += '\n';
-    return line;
-}
-
-}  // namespace
-
 void RunStore::append_csv(std::FILE*& stream, const char* name, const char* columns,
                           const std::string& rows) {
     const std::string file = path(name);
@@ -248,38 +229,27 @@ void RunStore::append_csv(std::FILE*& stream, const char* name, const char* colu
 
 void RunStore::append_traces(const std::vector<TracePoint>& traces) {
     if (traces.empty()) return;
-    std::string rows;
-    for (const auto& t : traces)
-        rows += csv_line({std::to_string(t.step), t.method, std::to_string(t.seed),
-                          std::to_string(t.coordinate), c_general(t.value, 9)});
-    append_csv(traces_, run_folder::kTraces, run_folder::kTracesColumns, rows);
+    append_csv(traces_, run_folder::kTraces, run_folder::kTracesColumns,
+               format_traces_rows(traces));
 }
 
 void RunStore::append_dwells(const std::string& method, uint64_t seed,
                              const std::vector<int64_t>& dwells) {
     if (dwells.empty()) return;
-    std::string rows;
-    for (auto d : dwells) rows += csv_line({method, std::to_string(seed), std::to_string(d)});
-    append_csv(dwells_, run_folder::kDwells, run_folder::kDwellsColumns, rows);
+    append_csv(dwells_, run_folder::kDwells, run_folder::kDwellsColumns,
+               format_dwells_rows(method, seed, dwells));
 }
 
 void RunStore::append_events(const std::vector<EventRow>& events) {
     if (events.empty()) return;
-    std::string rows;
-    for (const auto& e : events)
-        rows += csv_line({std::to_string(e.step), e.method, std::to_string(e.seed), e.key,
-                          c_shortest(e.old_value), c_shortest(e.new_value)});
-    append_csv(events_, run_folder::kEvents, run_folder::kEventsColumns, rows);
+    append_csv(events_, run_folder::kEvents, run_folder::kEventsColumns,
+               format_events_rows(events));
 }
 
 void RunStore::append_spectra(const std::vector<SpectrumPoint>& spectra) {
     if (spectra.empty()) return;
-    std::string rows;
-    for (const auto& s : spectra)
-        for (size_t i = 0; i < s.singular_values.size(); ++i)
-            rows += csv_line({std::to_string(s.step), s.method, std::to_string(s.seed),
-                              std::to_string(i), c_shortest(s.singular_values[i])});
-    append_csv(spectra_, run_folder::kSpectra, run_folder::kSpectraColumns, rows);
+    append_csv(spectra_, run_folder::kSpectra, run_folder::kSpectraColumns,
+               format_spectra_rows(spectra));
 }
 
 const std::vector<const char*>& RunStore::shared_files() {
@@ -314,52 +284,8 @@ void RunStore::write_json(const std::string& file, const nlohmann::json& j) cons
 }
 
 void RunStore::append_metrics(const std::vector<MetricPoint>& points) {
-    std::string rows;
-    for (const auto& p : points)
-        rows += csv_line({std::to_string(p.step), p.method, std::to_string(p.seed), p.metric,
-                          c_shortest(p.value)});
-    append_csv(metrics_, run_folder::kMetrics, run_folder::kMetricsColumns, rows);
-}
-
-std::vector<MetricRow> read_metrics_csv(const std::string& path) {
-    const std::string text = read_regular_file(path, kMaxMetricsBytes);
-    std::vector<MetricRow> rows;
-    size_t pos = 0;
-    int line_no = 0;
-    while (pos < text.size()) {
-        const size_t nl = text.find('\n', pos);
-        if (nl == std::string::npos) break;  // cut-off last row of a killed writer
-        const std::string line = text.substr(pos, nl - pos);
-        pos = nl + 1;
-        ++line_no;
-        if (line_no == 1) {
-            if (line != run_folder::kMetricsColumns)
-                throw DataError(path, 1,
-                                "header '" + line.substr(0, 80) + "' is not '" +
-                                    run_folder::kMetricsColumns + "'");
-            continue;
-        }
-        if (line.empty()) continue;
-        std::vector<std::string> f;
-        size_t s = 0;
-        for (size_t c; (c = line.find(',', s)) != std::string::npos; s = c + 1)
-            f.push_back(line.substr(s, c - s));
-        f.push_back(line.substr(s));
-        if (f.size() != 5) throw DataError(path, line_no, "expected 5 fields");
-        MetricRow r;
-        long long step = 0;
-        if (!c_parse_int(f[0], 0, std::numeric_limits<int>::max(), &step))
-            throw DataError(path, line_no, "step '" + f[0] + "' is not an integer in [0, 2^31)");
-        r.step = static_cast<int>(step);
-        r.method = f[1];
-        if (!c_parse_uint64(f[2], &r.seed))
-            throw DataError(path, line_no, "seed '" + f[2] + "' is not a 64-bit unsigned integer");
-        r.metric = f[3];
-        if (!c_parse_double(f[4], &r.value))
-            throw DataError(path, line_no, "value '" + f[4] + "' is not a number");
-        rows.push_back(std::move(r));
-    }
-    return rows;
+    append_csv(metrics_, run_folder::kMetrics, run_folder::kMetricsColumns,
+               format_metrics_rows(points));
 }
 
 }  // namespace liftlab

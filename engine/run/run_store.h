@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "run/run_files.h"
 #include "run/run_folder_schema.h"
 #include "run/run_records.h"
 
@@ -52,13 +53,7 @@ public:
 
     // events.csv (step,method,seed,key,old,new): live-setting changes as applied, created on
     // first use.
-    struct EventRow {
-        int step = 0;
-        std::string method;
-        uint64_t seed = 0;
-        std::string key;
-        double old_value = 0, new_value = 0;
-    };
+    using EventRow = liftlab::EventRow;  // run/run_records.h
     void append_events(const std::vector<EventRow>& events);
 
     // Flushes, fsyncs and closes the CSV files; throws WriteError if any of that fails.
@@ -75,8 +70,8 @@ public:
 
 private:
     // Appends whole `rows` to the folder's CSV file `name`, opening it on first use (a new or
-    // empty file gets the header `columns`), then flushes. Numbers in rows are C-formatted
-    // (core/c_numbers.h).
+    // empty file gets the header `columns`), then flushes. The rows come from run/run_files.h's
+    // format_* (cells through run/csv_rows.h, numbers through core/c_numbers.h).
     void append_csv(std::FILE*& stream, const char* name, const char* columns,
                     const std::string& rows);
 
@@ -90,19 +85,7 @@ private:
     mutable std::string spec_sha256_;
 };
 
-struct MetricRow {
-    int step = 0;
-    std::string method;
-    std::uint64_t seed = 0;
-    std::string metric;
-    double value = 0;
-};
-
-// metrics.csv files larger than this are refused by the reader (a long run writes megabytes).
-constexpr std::uint64_t kMaxMetricsBytes = std::uint64_t{4} << 30;
-
-// Reads metrics.csv (step,method,seed,metric,value). A last line without its newline — a row cut
-// by a killed writer — is ignored. Throws DataError naming the line for a malformed full row.
-std::vector<MetricRow> read_metrics_csv(const std::string& path);
+// The readers of these files (read_metrics_csv, read_spectra_csv, …, read_summary_json) are in
+// run/run_files.h.
 
 }  // namespace liftlab

@@ -11,13 +11,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "core/bounded_input.h"
 #include "core/compute_threads.h"
 #include "core/errors.h"
 #include "core/path_component.h"
 #include "data/dataset.h"
 #include "diagnostics/landscape.h"
-#include "run/run_folder_schema.h"
+#include "run/run_files.h"
+#include "run/trajectory_file.h"
 #include "spec/experiment_spec.h"
 #include "training/icnn_trainer.h"
 
@@ -33,27 +33,16 @@ struct Trajectory {
 };
 
 std::string trajectory_file(const std::string& run_dir, const std::string& label, uint64_t seed) {
-    return run_dir + "/trajectories/" + to_safe_path_component(label) + "_seed" +
-           std::to_string(seed) + ".pt";
+    return trajectory_path(run_dir, label, seed);
 }
 
+// run/trajectory_file.h's reader (bounded, no unpickler), in float64.
 Trajectory load_trajectory(const std::string& file) {
-    std::vector<torch::Tensor> t;
-    try {
-        torch::load(t, file);
-    } catch (const c10::Error& e) {
-        throw DataError(
-            file, 0,
-            "not a LiftLab trajectory file (" + std::string(e.what_without_backtrace()) + ")");
-    }
-    if (t.size() != 3 || t[0].dim() != 1 || t[1].dim() != 2 || t[2].dim() != 2 ||
-        t[1].size(0) != t[0].size(0) || t[2].size(0) != t[0].size(0) || t[0].size(0) < 1)
-        throw DataError(file, 0, "expected {steps (T), theta (T × P), lifted (T × Q)}");
+    TrajectoryRecord t = read_trajectory(file);
     Trajectory out;
-    const auto steps = t[0].to(torch::kInt64).contiguous();
-    out.steps.assign(steps.data_ptr<int64_t>(), steps.data_ptr<int64_t>() + steps.numel());
-    out.theta = t[1].to(torch::kFloat64).contiguous();
-    out.lifted = t[2].to(torch::kFloat64).contiguous();
+    out.steps = std::move(t.steps);
+    out.theta = t.theta.to(torch::kFloat64).contiguous();
+    out.lifted = t.lifted.to(torch::kFloat64).contiguous();
     return out;
 }
 
@@ -64,7 +53,7 @@ ExperimentSpec load_run_spec(const std::string& run_dir) {
         throw DataError(path, 0, "no spec.json here: is this a LiftLab run folder?");
     try {
         // Tolerant of folders written by earlier versions (keys since removed are ignored).
-        return parse_recorded_spec(read_json_file(path));
+        return parse_recorded_spec(read_spec_json(path).json);
     } catch (const SpecError& e) {
         throw DataError(path, 0, e.what());
     }

@@ -191,8 +191,7 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
     } catch (const std::exception& e) {
         throw SpecError("resume", e.what());
     }
-    const auto summary = read_json_file(dir + "/" + run_folder::kSummary);
-    const std::string status = summary.is_object() ? summary.value("status", "") : "";
+    const std::string status = read_summary_json(dir + "/" + run_folder::kSummary).status;
     if (status == "ok" || status == "diverged")
         throw SpecError("resume", dir + " finished (status " + status + "): nothing to resume");
     if (!spec.save_state)

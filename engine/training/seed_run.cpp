@@ -22,6 +22,7 @@
 #include "distributed/communication_error.h"
 #include "lastlayer/proximal_solve.h"
 #include "run/state_archive.h"
+#include "run/trajectory_file.h"
 #include "training/method_trainer.h"
 #include "training/resume.h"
 
@@ -42,9 +43,10 @@ std::string spectrum_label(const std::string& method, const std::string& feature
     return method.substr(0, at) + "/" + features + method.substr(at);
 }
 
-// trajectories/<label>_seed<k>.pt: torch::save of {steps (T, int64), theta (T × P), lifted
-// (T × Q)}, rewritten through a temporary file and a rename whenever a checkpoint was added, so a
-// killed run keeps every checkpoint but those since the last log point.
+// trajectories/<label>_seed<k>.pt (run/trajectory_file.h: {steps (T), theta (T × P), lifted
+// (T × Q)} in the bounded state format), rewritten through a temporary file and a rename whenever
+// a checkpoint was added, so a killed run keeps every checkpoint but those since the last log
+// point.
 void write_trajectory(const RunStore& store, const std::string& label, std::uint64_t seed,
                       const std::vector<int64_t>& steps,
                       const std::map<std::string, std::vector<torch::Tensor>>& checkpoints) {
@@ -52,19 +54,9 @@ void write_trajectory(const RunStore& store, const std::string& label, std::uint
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw WriteError(dir, ec.message());
-    // The label is a safe path component (parse_spec); a sweep suffix may hold any text.
-    const std::string file =
-        dir + "/" + to_safe_path_component(label) + "_seed" + std::to_string(seed) + ".pt";
-    std::vector<torch::Tensor> tensors = {
-        torch::tensor(steps, torch::kInt64),
-        torch::stack(checkpoints.at("theta")),
-        torch::stack(checkpoints.at("lifted")),
-    };
-    // In memory first, then the run store's checked writer (LibTorch's file writer finishes the
-    // archive in a destructor, where a full disk would end the process).
-    std::ostringstream bytes;
-    torch::save(tensors, bytes);
-    write_file_atomic(file, bytes.str());
+    // In memory first, then the run store's checked writer.
+    write_file_atomic(trajectory_path(store.dir(), label, seed),
+                      trajectory_bytes(steps, checkpoints.at("theta"), checkpoints.at("lifted")));
 }
 
 }  // namespace
@@ -269,22 +261,14 @@ void SeedRun::restore(const StateArchive& a, int step, const std::string& dir,
         s.checkpoints.clear();
         s.trajectory_dirty = false;
         if (n > 0) {
-            const std::string file = dir + "/" + run_folder::kTrajectories + "/" +
-                                     to_safe_path_component(label) + "_seed" +
-                                     std::to_string(seed_) + ".pt";
-            std::vector<torch::Tensor> t;
-            try {
-                torch::load(t, file);
-            } catch (const c10::Error& e) {
-                throw DataError(file, 0, std::string("cannot read: ") + e.what_without_backtrace());
-            }
-            if (t.size() != 3 || t[0].dim() != 1 || t[0].size(0) < n || t[1].size(0) < n ||
-                t[2].size(0) < n)
+            const std::string file = trajectory_path(dir, label, seed_);
+            const TrajectoryRecord t = read_trajectory(file);  // bounded: no unpickler
+            if (static_cast<int64_t>(t.steps.size()) < n)
                 throw DataError(file, 0, "holds fewer checkpoints than the saved state");
             for (int64_t k = 0; k < n; ++k) {
-                s.checkpoint_steps.push_back(t[0][k].item<int64_t>());
-                s.checkpoints["theta"].push_back(t[1][k].clone());
-                s.checkpoints["lifted"].push_back(t[2][k].clone());
+                s.checkpoint_steps.push_back(t.steps[k]);
+                s.checkpoints["theta"].push_back(t.theta[k].clone());
+                s.checkpoints["lifted"].push_back(t.lifted[k].clone());
             }
         }
     }

@@ -226,7 +226,7 @@ TEST(RunFolderInfo, BrokenOrMissingSpecIsInvalidWithAReadableError) {
     EXPECT_FALSE(info.valid);
     EXPECT_EQ(info.status, "invalid");
     EXPECT_TRUE(info.error.contains("spec.json")) << info.error.toStdString();
-    EXPECT_TRUE(info.error.contains("not valid JSON")) << info.error.toStdString();
+    EXPECT_TRUE(info.error.contains("invalid JSON")) << info.error.toStdString();
     // Still dated and named from the folder, so the browser can list it.
     EXPECT_EQ(info.name, "cf-regression");
     EXPECT_EQ(info.created, QDateTime(QDate(2026, 12, 1), QTime(10, 15, 0)));
