@@ -6,6 +6,9 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include "spec/experiment_spec.h"
+#include "spec/spec_fields.h"
+
 namespace liftlab {
 
 namespace {
@@ -64,28 +67,37 @@ SpecEditor::SpecEditor(QWidget* parent) : QWidget(parent), tree_(new QTreeWidget
     layout->addLayout(row);
 }
 
+void SpecEditor::addRow(const std::string& path, const nlohmann::json& value, const QString& from,
+                        const QString& doc) {
+    auto* item = new QTreeWidgetItem(tree_);
+    item->setText(0, QString::fromStdString(path));
+    item->setText(1, display(value));
+    item->setData(1, kOriginalRole, display(value));
+    item->setFlags(item->flags() | Qt::ItemIsEditable);
+    QString tip = tr("spec key %1 — default: %2%3")
+                      .arg(QString::fromStdString(path), display(value),
+                           from.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(from));
+    if (!doc.isEmpty()) tip += QStringLiteral("\n") + doc;
+    item->setToolTip(0, tip);
+    item->setToolTip(1, tip);
+}
+
+bool SpecEditor::listed(const std::string& path, const std::string& key, bool top) const {
+    if (top &&
+        (key == "methods" || key == "name" || key == "description" || key == "schema_version"))
+        return false;
+    return !hidden_.contains(QString::fromStdString(path));
+}
+
 void SpecEditor::addLeaves(const nlohmann::json& node, const std::string& prefix) {
     for (const auto& [key, value] : node.items()) {
         const std::string path = prefix.empty() ? key : prefix + "." + key;
-        if (prefix.empty() &&
-            (key == "methods" || key == "name" || key == "description" || key == "schema_version"))
-            continue;
-        if (hidden_.contains(QString::fromStdString(path))) continue;
+        if (!listed(path, key, prefix.empty()) || paths_.count(path)) continue;
         if (value.is_object()) {
             addLeaves(value, path);
             continue;
         }
-        auto* item = new QTreeWidgetItem(tree_);
-        item->setText(0, QString::fromStdString(path));
-        item->setText(1, display(value));
-        item->setData(1, kOriginalRole, display(value));
-        item->setFlags(item->flags() | Qt::ItemIsEditable);
-        const QString tip =
-            tr("spec key %1 — default: %2%3")
-                .arg(QString::fromStdString(path), display(value),
-                     origin_.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(origin_));
-        item->setToolTip(0, tip);
-        item->setToolTip(1, tip);
+        addRow(path, value, origin_, QString());
     }
 }
 
@@ -95,6 +107,37 @@ void SpecEditor::setSpec(const nlohmann::json& spec, const QStringList& hidden,
     hidden_ = hidden;
     origin_ = origin;
     tree_->clear();
+    paths_.clear();
+    // Every field of the spec's field list, in its order: the spec's value where it has one,
+    // else LiftLab's default for this spec (some follow others: task.fresh_samples follows the
+    // target); then any other leaf the spec has (a run's recorded versions, …).
+    nlohmann::json resolved;
+    try {
+        resolved = to_json(parse_spec(spec));
+    } catch (const std::exception&) {
+        // An invalid spec: the field list's own defaults (Start names the problem).
+    }
+    const auto lookup = [](const nlohmann::json& j, const std::string& key) {
+        const auto dot = key.find('.');
+        const std::string first = key.substr(0, dot);
+        const nlohmann::json* node = j.is_object() && j.contains(first) ? &j[first] : nullptr;
+        if (node && dot != std::string::npos) {
+            const std::string rest = key.substr(dot + 1);
+            node = node->is_object() && node->contains(rest) ? &(*node)[rest] : nullptr;
+        }
+        return node;
+    };
+    for (const auto& row : spec_field_rows()) {
+        if (!listed(row.key, row.key, row.key.find('.') == std::string::npos)) continue;
+        const nlohmann::json* value = lookup(spec, row.key);
+        const nlohmann::json* fallback = lookup(resolved, row.key);
+        if (!fallback) fallback = &row.default_value;
+        QString doc = QString::fromStdString(row.doc);
+        if (value && *value != row.default_value)
+            doc += tr(" (LiftLab's default: %1)").arg(display(row.default_value));
+        addRow(row.key, value ? *value : *fallback, value ? origin_ : tr("LiftLab's default"), doc);
+        paths_.insert(row.key);
+    }
     addLeaves(spec, "");
 }
 

@@ -1,14 +1,17 @@
-// Every setting of a preset as an editable table, generated from the preset's JSON spec: one row
-// per scalar or array leaf ("task.n_train", "icnn.width", "diagnostics.shoulder_every",
-// …), value editable in place, changed rows in bold. The ExperimentForm keeps its own fields
-// (batch, steps, seeds, log interval, optimizer, the methods' parameters, the user's model) and
-// this table lists everything else, so that no setting has two places that could disagree. Values
-// are JSON: 3, 0.5, true, "gumbel" or gumbel, [0, 1, 2].
+// Every setting of a preset as an editable table, generated from the spec's field list
+// (spec/spec_fields.h) and the preset's JSON spec: one row per scalar or array leaf
+// ("task.n_train", "icnn.width", "diagnostics.shoulder_every", …), value editable in place, changed
+// rows in bold. The ExperimentForm keeps its own fields (batch, steps, seeds, log interval,
+// optimizer, the methods' parameters, the user's model) and this table lists everything else, so
+// that no setting has two places that could disagree. Values are JSON: 3, 0.5, true, "gumbel" or
+// gumbel, [0, 1, 2].
 #pragma once
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 #include <nlohmann/json.hpp>
+#include <set>
+#include <string>
 
 class QTreeWidget;
 class QTreeWidgetItem;
@@ -20,10 +23,12 @@ class SpecEditor : public QWidget {
 public:
     explicit SpecEditor(QWidget* parent = nullptr);
 
-    // Lists the leaves of `spec` but those in `hidden` (dotted paths the form's own fields show:
-    // every setting has one place) and methods, name, description and schema_version. Each row's
-    // tooltip names its spec key and the value it came with (`origin`: "preset cf-regression",
-    // "the opened run").
+    // Lists every field of the spec's field list (spec/spec_fields.h, in its order; a key `spec`
+    // leaves out shows LiftLab's default), then any other leaf of `spec` (a run's recorded
+    // versions, …), but those in `hidden` (dotted paths the form's own fields show: every setting
+    // has one place) and methods, name, description and schema_version. Each row's tooltip names
+    // its spec key, the value it came with (`origin`: "preset cf-regression", "the opened run")
+    // and the field's documentation.
     void setSpec(const nlohmann::json& spec, const QStringList& hidden = {},
                  const QString& origin = QString());
     // The listed paths, in order.
@@ -40,6 +45,10 @@ public:
 
 private:
     void addLeaves(const nlohmann::json& node, const std::string& prefix);
+    void addRow(const std::string& path, const nlohmann::json& value, const QString& from,
+                const QString& doc);
+    bool listed(const std::string& path, const std::string& key, bool top) const;
+    std::set<std::string> paths_;  // the rows of the field list (spec/spec_fields.h)
     QStringList hidden_;
     QString origin_;
     QTreeWidget* tree_ = nullptr;

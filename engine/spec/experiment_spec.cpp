@@ -16,6 +16,7 @@
 #include "core/device.h"
 #include "core/errors.h"
 #include "core/path_component.h"
+#include "spec/spec_fields.h"
 
 namespace liftlab {
 
@@ -108,6 +109,8 @@ public:
                              " is out of range [" + std::to_string(std::numeric_limits<T>::min()) +
                              ", " + std::to_string(std::numeric_limits<T>::max()) + "]");
             return v.get<T>();
+        } else if constexpr (std::is_same_v<T, nlohmann::json>) {
+            return v;  // sweep.values: any JSON value
         } else if constexpr (std::is_floating_point_v<T>) {
             if (!v.is_number())
                 throw SpecError(key,
@@ -134,6 +137,12 @@ void require(bool ok, const std::string& key, const std::string& what) {
     if (!ok) throw SpecError(key, what);
 }
 
+// Reads every plain field visit_fields lists for `s` (spec/spec_fields.h).
+template <typename S>
+void read_fields(ObjectReader& r, S& s) {
+    visit_fields(s, [&r](const char* k, auto& member, const char*) { r.read(k, member); });
+}
+
 // A recorded file hash: empty (not recorded) or 64 lower-case hexadecimal digits.
 bool is_sha256_text(const std::string& text) {
     if (text.empty()) return true;
@@ -150,45 +159,20 @@ void require_one_of(const std::string& value, const std::vector<std::string>& al
     throw SpecError(key, "'" + value + "' is not one of: " + list);
 }
 
-TaskSpec parse_task(const nlohmann::json& j) {
+// `check` false: types only (read_spec_fields), none of the value checks below.
+TaskSpec parse_task(const nlohmann::json& j, bool check) {
     TaskSpec t;
     ObjectReader r(j, "task");
     r.read("kind", t.kind);
-    require_one_of(t.kind, task_kind_names(), r.key("kind"));
-    const TaskKindInfo& kind = task_kind_info(t.kind);
-    r.read("input_dim", t.input_dim);
-    r.read("output_dim", t.output_dim);
-    r.read("teacher_hidden", t.teacher_hidden);
-    r.read("noise", t.noise);
-    r.read("n_train", t.n_train);
-    r.read("n_test", t.n_test);
-    r.read("csv_path", t.csv_path);
-    r.read("target_columns", t.target_columns);
-    r.read("test_fraction", t.test_fraction);
-    r.read("standardize", t.standardize);
-    r.read("data_seed", t.data_seed);
-    r.read("resolution", t.resolution);
-    r.read("fine_grid", t.fine_grid);
-    r.read("viscosity", t.viscosity);
-    r.read("final_time", t.final_time);
-    r.read("cache_dir", t.cache_dir);
-    r.read("data_dir", t.data_dir);
-    r.read("train_files", t.train_files);
-    r.read("test_files", t.test_files);
-    r.read("label_bytes", t.label_bytes);
-    r.read("label_index", t.label_index);
-    r.read("rho", t.rho);
-    r.read("target", t.target);
-    r.read("dim", t.dim);
-    r.read("latent_steps", t.latent_steps);
-    const auto& sampled = kind.sampled_targets;
+    if (check) require_one_of(t.kind, task_kind_names(), r.key("kind"));
+    read_fields(r, t);
+    const TaskKindInfo* kind_info = find_task_kind(t.kind);
+    const auto& sampled = kind_info ? kind_info->sampled_targets : std::vector<std::string>{};
     const bool samplable = std::find(sampled.begin(), sampled.end(), t.target) != sampled.end();
-    t.fresh_samples = samplable;  // the default where the target can be sampled
-    r.read("fresh_samples", t.fresh_samples);
-    r.read("test_per_seed", t.test_per_seed);
-    r.read("split", t.split);
-    r.read("validation_fraction", t.validation_fraction);
+    if (!r.has("fresh_samples")) t.fresh_samples = samplable;  // where the target can be sampled
     r.finish();
+    if (!check) return t;
+    const TaskKindInfo& kind = *kind_info;
     require_one_of(t.split, {"test", "validation"}, r.key("split"));
     require(t.validation_fraction > 0 && t.validation_fraction < 1, r.key("validation_fraction"),
             "must lie in (0, 1)");
@@ -267,23 +251,15 @@ nlohmann::json freeze_json(const BackboneSpec& b) {
     return false;
 }
 
-BackboneSpec parse_backbone(const nlohmann::json& j) {
+BackboneSpec parse_backbone(const nlohmann::json& j, bool check) {
     BackboneSpec b;
     ObjectReader r(j, "backbone");
     r.read("kind", b.kind);
-    require_one_of(b.kind, {"mlp", "fno1d", "cnn", "torchscript"}, r.key("kind"));
-    r.read("hidden", b.hidden);
-    r.read("feature_dim", b.feature_dim);
-    r.read("activation", b.activation);
-    r.read("modes", b.modes);
-    r.read("width", b.width);
-    r.read("layers", b.layers);
-    r.read("channels", b.channels);
-    r.read("script", b.script);
-    r.read("init", b.init);
-    r.read("script_sha256", b.script_sha256);
+    if (check) require_one_of(b.kind, {"mlp", "fno1d", "cnn", "torchscript"}, r.key("kind"));
+    read_fields(r, b);
     if (r.has("freeze")) parse_freeze(r.raw("freeze"), r.key("freeze"), b);
     r.finish();
+    if (!check) return b;
     require(b.kind != "torchscript" || !b.script.empty(), r.key("script"),
             "is required for backbone.kind torchscript: the path of a TorchScript file "
             "(torch.jit.script(model).save(path))");
@@ -305,46 +281,12 @@ BackboneSpec parse_backbone(const nlohmann::json& j) {
     return b;
 }
 
-IcnnSpec parse_icnn(const nlohmann::json& j) {
+IcnnSpec parse_icnn(const nlohmann::json& j, bool check) {
     IcnnSpec c;
     ObjectReader r(j, "icnn");
-    r.read("width", c.width);
-    r.read("layers", c.layers);
-    r.read("grad_clip", c.grad_clip);
-    r.read("reference_size", c.reference_size);
-    r.read("eval_conditioning", c.eval_conditioning);
-    r.read("strong_convexity", c.strong_convexity);
-    r.read("lifter_body", c.lifter_body);
-    r.read("lifter_pool_norm", c.lifter_pool_norm);
-    r.read("flow_scales", c.flow_scales);
-    r.read("quadrature_points", c.quadrature_points);
-    r.read("train_quadrature_points", c.train_quadrature_points);
-    r.read("is_samples", c.is_samples);
-    r.read("eval_is_samples", c.eval_is_samples);
-    r.read("proposal", c.proposal);
-    r.read("proposal_dof", c.proposal_dof);
-    r.read("proposal_inflate", c.proposal_inflate);
-    r.read("flow_layers", c.flow_layers);
-    r.read("flow_hidden", c.flow_hidden);
-    r.read("flow_fit_steps", c.flow_fit_steps);
-    r.read("flow_refine_steps", c.flow_refine_steps);
-    r.read("flow_refine_lr", c.flow_refine_lr);
-    r.read("proposal_adapt_steps", c.proposal_adapt_steps);
-    r.read("proposal_adapt_batch", c.proposal_adapt_batch);
-    r.read("proposal_adapt_lr", c.proposal_adapt_lr);
-    r.read("proposal_adapt_target_ess", c.proposal_adapt_target_ess);
-    r.read("proposal_defensive_weight", c.proposal_defensive_weight);
-    r.read("proposal_defensive_inflate", c.proposal_defensive_inflate);
-    r.read("proposal_adapt_train", c.proposal_adapt_train);
-    r.read("architecture", c.architecture);
-    r.read("readout_fanin_scale", c.readout_fanin_scale);
-    r.read("blocks", c.blocks);
-    r.read("script", c.script);
-    r.read("constrained", c.constrained);
-    r.read("constrained_regex", c.constrained_regex);
-    r.read("init", c.init);
-    r.read("script_sha256", c.script_sha256);
+    read_fields(r, c);
     r.finish();
+    if (!check) return c;
     if (!c.script.empty())
         require(c.constrained.empty() != c.constrained_regex.empty(), r.key("constrained"),
                 "name the non-negative parameters of " + c.script +
@@ -412,16 +354,14 @@ IcnnSpec parse_icnn(const nlohmann::json& j) {
     return c;
 }
 
-OptimizerSpec parse_optimizer(const nlohmann::json& j) {
+OptimizerSpec parse_optimizer(const nlohmann::json& j, bool check) {
     OptimizerSpec o;
     ObjectReader r(j, "optimizer");
     r.read("kind", o.kind);
-    require_one_of(o.kind, optimizer_kinds(), r.key("kind"));
-    r.read("lr", o.lr);
-    r.read("momentum", o.momentum);
-    r.read("lr_step_every", o.lr_step_every);
-    r.read("lr_step_gamma", o.lr_step_gamma);
+    if (check) require_one_of(o.kind, optimizer_kinds(), r.key("kind"));
+    read_fields(r, o);
     r.finish();
+    if (!check) return o;
     require(o.lr_step_every >= 0, r.key("lr_step_every"), "must be non-negative (0: constant)");
     require(o.lr_step_gamma > 0 && o.lr_step_gamma <= 1, r.key("lr_step_gamma"),
             "must lie in (0, 1]");
@@ -430,7 +370,7 @@ OptimizerSpec parse_optimizer(const nlohmann::json& j) {
     return o;
 }
 
-MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
+MethodSpec parse_method(const nlohmann::json& j, const std::string& path, bool check) {
     ObjectReader r(j, path);
     if (!r.has("name")) throw SpecError(r.key("name"), "is required");
     std::string name;
@@ -444,6 +384,7 @@ MethodSpec parse_method(const nlohmann::json& j, const std::string& path) {
         if (p.integer) r.read(p.key, m.*p.integer);
     }
     r.finish();
+    if (!check) return m;
     for (const auto& p : method_parameters())
         require(!p.valid || p.valid(p.get(m)), r.key(p.key), p.rule);
     require(!m.label.empty(), r.key("label"), "must not be empty");
@@ -480,35 +421,24 @@ std::string family_mismatch(const TaskKindInfo& kind, const MethodInfo& method) 
            });
 }
 
-SweepSpec parse_sweep(const nlohmann::json& j) {
+SweepSpec parse_sweep(const nlohmann::json& j, bool check) {
     SweepSpec sweep;
     ObjectReader sr(j, "sweep");
-    sr.read("key", sweep.key);
-    if (sr.has("values")) {
-        const auto& v = sr.raw("values");
-        if (!v.is_array()) throw SpecError("sweep.values", "expected an array, got " + describe(v));
-        sweep.values.assign(v.begin(), v.end());
-    }
+    read_fields(sr, sweep);
     sr.finish();
+    if (!check) return sweep;
     require(sweep.key.empty() == sweep.values.empty(), "sweep", "needs both a key and values");
     require(sweep.key != "seeds" && sweep.key.rfind("sweep", 0) != 0, "sweep.key",
             "cannot sweep over seeds or the sweep itself (use seeds)");
     return sweep;
 }
 
-DiagnosticsSpec parse_diagnostics(const nlohmann::json& j) {
+DiagnosticsSpec parse_diagnostics(const nlohmann::json& j, bool check) {
     DiagnosticsSpec d;
     ObjectReader dr(j, "diagnostics");
-    dr.read("spectrum_every", d.spectrum_every);
-    dr.read("probe_size", d.probe_size);
-    dr.read("one_step_every", d.one_step_every);
-    dr.read("train_set_loss", d.train_set_loss);
-    dr.read("shoulder_every", d.shoulder_every);
-    dr.read("trace_coordinates", d.trace_coordinates);
-    dr.read("jacobian_batches", d.jacobian_batches);
-    dr.read("permutations", d.permutations);
-    dr.read("checkpoint_every", d.checkpoint_every);
+    read_fields(dr, d);
     dr.finish();
+    if (!check) return d;
     require(d.shoulder_every >= 0, "diagnostics.shoulder_every", "must be non-negative");
     require(d.trace_coordinates >= 0, "diagnostics.trace_coordinates", "must be non-negative");
     require(d.checkpoint_every >= 0, "diagnostics.checkpoint_every", "must be non-negative");
@@ -682,11 +612,7 @@ RunEvent parse_run_event(const nlohmann::json& j, const std::string& path) {
     RunEvent e;
     for (const char* k : {"step", "method", "key", "value"})
         if (!r.has(k)) throw SpecError(r.key(k), "is required");
-    r.read("step", e.step);
-    r.read("method", e.method);
-    r.read("key", e.key);
-    r.read("value", e.value);
-    r.read("depth", e.depth);
+    read_fields(r, e);
     r.finish();
     return e;
 }
@@ -814,42 +740,28 @@ RunEvent parse_event_text(const std::string& text) {
 }
 
 nlohmann::json to_json(const RunEvent& e) {
-    nlohmann::json j = {{"step", e.step}, {"method", e.method}, {"key", e.key}, {"value", e.value}};
-    if (e.method == "push") j["depth"] = e.depth;
+    nlohmann::json j = nlohmann::json::object();
+    visit_fields(e, [&j](const char* k, const auto& member, const char*) { j[k] = member; });
+    if (e.method != "push") j.erase("depth");  // only a push has a depth
     return j;
 }
 
-ExperimentSpec parse_spec(const nlohmann::json& j) {
-    ExperimentSpec s;
-    ObjectReader r(j, "");
-    r.read("name", s.name);
-    r.read("description", s.description);
-    if (r.has("task")) s.task = parse_task(r.raw("task"));
-    if (r.has("backbone")) s.backbone = parse_backbone(r.raw("backbone"));
-    if (r.has("optimizer")) s.optimizer = parse_optimizer(r.raw("optimizer"));
-    if (r.has("icnn")) s.icnn = parse_icnn(r.raw("icnn"));
-    if (r.has("methods")) {
-        const auto& arr = r.raw("methods");
-        if (!arr.is_array()) throw SpecError("methods", "expected an array, got " + describe(arr));
-        for (size_t i = 0; i < arr.size(); ++i)
-            s.methods.push_back(parse_method(arr[i], "methods[" + std::to_string(i) + "]"));
-    }
-    r.read("batch_size", s.batch_size);
-    r.read("steps", s.steps);
-    r.read("seeds", s.seeds);
-    r.read("log_every", s.log_every);
-    r.read("log_initial", s.log_initial);
-    r.read("threads", s.threads);
-    r.read("device", s.device);
-    r.read("step_order", s.step_order);
-    r.read("divergence_factor", s.divergence_factor);
-    r.read("export_models", s.export_models);
-    r.read("save_state", s.save_state);
-    r.read("save_state_seconds", s.save_state_seconds);
-    r.read("probe_timeout_seconds", s.probe_timeout_seconds);
-    r.read("probe_memory_gib", s.probe_memory_gib);
-    // A run folder's spec.json records these beside the spec; they do not change the run, so
-    // `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
+namespace {
+
+// Reads a sub-struct of the spec by its own parse_* (`check` false: types only).
+template <typename M>
+M parse_section(const nlohmann::json& j, bool check) {
+    if constexpr (std::is_same_v<M, TaskSpec>) return parse_task(j, check);
+    if constexpr (std::is_same_v<M, BackboneSpec>) return parse_backbone(j, check);
+    if constexpr (std::is_same_v<M, OptimizerSpec>) return parse_optimizer(j, check);
+    if constexpr (std::is_same_v<M, IcnnSpec>) return parse_icnn(j, check);
+    if constexpr (std::is_same_v<M, SweepSpec>) return parse_sweep(j, check);
+    if constexpr (std::is_same_v<M, DiagnosticsSpec>) return parse_diagnostics(j, check);
+}
+
+// A run folder's spec.json records these beside the spec; they do not change the run, so
+// `liftlab-cli run RUN/spec.json` repeats it (in one process, unsharded).
+void read_recorded_keys(ObjectReader& r) {
     for (const char* recorded : {"versions", "data", "schema_version", "world_size", "shard",
                                  "merged_from", "device_used", "backbone_freeze"})
         if (r.has(recorded)) r.raw(recorded);
@@ -862,12 +774,32 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
                 "this LiftLab reads schema versions 1 to " + std::to_string(kSpecSchemaVersion) +
                     ", got " + v.dump() + " (written by a newer LiftLab?)");
     }
-    if (r.has("sweep")) s.sweep = parse_sweep(r.raw("sweep"));
-    if (r.has("diagnostics")) s.diagnostics = parse_diagnostics(r.raw("diagnostics"));
-    r.read("fork_state_every", s.fork_state_every);
-    r.read("parent", s.parent);
-    r.read("fork_step", s.fork_step);
-    r.read("fork_source", s.fork_source);
+}
+
+// The fields of visit_fields(ExperimentSpec) in its order, the methods after icnn, the recorded
+// keys before the sweep, the events last (the order of the errors when several keys are wrong).
+ExperimentSpec read_spec(const nlohmann::json& j, bool check) {
+    ExperimentSpec s;
+    ObjectReader r(j, "");
+    visit_fields(s, [&](const char* k, auto& member, const char*) {
+        using M = std::decay_t<decltype(member)>;
+        if constexpr (std::is_same_v<M, SweepSpec>) read_recorded_keys(r);
+        if constexpr (is_spec_section_v<M>) {
+            if (r.has(k)) member = parse_section<M>(r.raw(k), check);
+        } else {
+            r.read(k, member);
+        }
+        if constexpr (std::is_same_v<M, IcnnSpec>) {
+            if (r.has("methods")) {
+                const auto& arr = r.raw("methods");
+                if (!arr.is_array())
+                    throw SpecError("methods", "expected an array, got " + describe(arr));
+                for (size_t i = 0; i < arr.size(); ++i)
+                    s.methods.push_back(
+                        parse_method(arr[i], "methods[" + std::to_string(i) + "]", check));
+            }
+        }
+    });
     if (r.has("events")) {
         const auto& arr = r.raw("events");
         if (!arr.is_array()) throw SpecError("events", "expected an array, got " + describe(arr));
@@ -875,6 +807,17 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
             s.events.push_back(parse_run_event(arr[i], "events[" + std::to_string(i) + "]"));
     }
     r.finish();
+    return s;
+}
+
+}  // namespace
+
+ExperimentSpec read_spec_fields(const nlohmann::json& j) {
+    return read_spec(j, false);
+}
+
+ExperimentSpec parse_spec(const nlohmann::json& j) {
+    ExperimentSpec s = read_spec(j, true);
 
     check_run_settings(s);
     check_task_fit(s);
@@ -888,145 +831,67 @@ ExperimentSpec parse_spec(const nlohmann::json& j) {
 
 namespace {
 
-nlohmann::json task_json(const TaskSpec& t) {
-    return {{"kind", t.kind},
-            {"input_dim", t.input_dim},
-            {"output_dim", t.output_dim},
-            {"teacher_hidden", t.teacher_hidden},
-            {"noise", t.noise},
-            {"n_train", t.n_train},
-            {"n_test", t.n_test},
-            {"csv_path", t.csv_path},
-            {"target_columns", t.target_columns},
-            {"test_fraction", t.test_fraction},
-            {"standardize", t.standardize},
-            {"data_seed", t.data_seed},
-            {"resolution", t.resolution},
-            {"fine_grid", t.fine_grid},
-            {"viscosity", t.viscosity},
-            {"final_time", t.final_time},
-            {"cache_dir", t.cache_dir},
-            {"data_dir", t.data_dir},
-            {"train_files", t.train_files},
-            {"test_files", t.test_files},
-            {"label_bytes", t.label_bytes},
-            {"label_index", t.label_index},
-            {"rho", t.rho},
-            {"target", t.target},
-            {"dim", t.dim},
-            {"latent_steps", t.latent_steps},
-            {"fresh_samples", t.fresh_samples},
-            {"test_per_seed", t.test_per_seed},
-            {"split", t.split},
-            {"validation_fraction", t.validation_fraction}};
-}
-
-nlohmann::json icnn_json(const IcnnSpec& c) {
-    return {{"width", c.width},
-            {"layers", c.layers},
-            {"grad_clip", c.grad_clip},
-            {"reference_size", c.reference_size},
-            {"eval_conditioning", c.eval_conditioning},
-            {"strong_convexity", c.strong_convexity},
-            {"lifter_body", c.lifter_body},
-            {"lifter_pool_norm", c.lifter_pool_norm},
-            {"flow_scales", c.flow_scales},
-            {"quadrature_points", c.quadrature_points},
-            {"train_quadrature_points", c.train_quadrature_points},
-            {"is_samples", c.is_samples},
-            {"eval_is_samples", c.eval_is_samples},
-            {"proposal", c.proposal},
-            {"proposal_dof", c.proposal_dof},
-            {"proposal_inflate", c.proposal_inflate},
-            {"flow_layers", c.flow_layers},
-            {"flow_hidden", c.flow_hidden},
-            {"flow_fit_steps", c.flow_fit_steps},
-            {"flow_refine_steps", c.flow_refine_steps},
-            {"flow_refine_lr", c.flow_refine_lr},
-            {"proposal_adapt_steps", c.proposal_adapt_steps},
-            {"proposal_adapt_batch", c.proposal_adapt_batch},
-            {"proposal_adapt_lr", c.proposal_adapt_lr},
-            {"proposal_adapt_target_ess", c.proposal_adapt_target_ess},
-            {"proposal_defensive_weight", c.proposal_defensive_weight},
-            {"proposal_defensive_inflate", c.proposal_defensive_inflate},
-            {"proposal_adapt_train", c.proposal_adapt_train},
-            {"architecture", c.architecture},
-            {"readout_fanin_scale", c.readout_fanin_scale},
-            {"blocks", c.blocks},
-            {"script", c.script},
-            {"constrained", c.constrained},
-            {"constrained_regex", c.constrained_regex},
-            {"init", c.init},
-            {"script_sha256", c.script_sha256}};
+// The fields visit_fields lists for `s` (sub-structs as objects), and backbone.freeze.
+template <typename S>
+nlohmann::json fields_json(const S& s) {
+    nlohmann::json j = nlohmann::json::object();
+    visit_fields(s, [&j](const char* k, const auto& member, const char*) {
+        using M = std::decay_t<decltype(member)>;
+        if constexpr (is_spec_section_v<M>)
+            j[k] = fields_json(member);
+        else
+            j[k] = member;
+    });
+    if constexpr (std::is_same_v<S, BackboneSpec>) j["freeze"] = freeze_json(s);
+    return j;
 }
 
 }  // namespace
 
 nlohmann::json to_json(const ExperimentSpec& s) {
-    nlohmann::json methods = nlohmann::json::array();
+    nlohmann::json j = fields_json(s);
+    j["schema_version"] = kSpecSchemaVersion;
+    nlohmann::json& methods = j["methods"] = nlohmann::json::array();
     for (const auto& m : s.methods) {
         nlohmann::json method = {{"name", m.name}, {"label", m.label}};
         for (const auto& p : method_parameters())
             method[p.key] = p.real ? nlohmann::json(m.*p.real) : nlohmann::json(m.*p.integer);
         methods.push_back(method);
     }
-    nlohmann::json events = nlohmann::json::array();
+    nlohmann::json& events = j["events"] = nlohmann::json::array();
     for (const auto& e : s.events) events.push_back(to_json(e));
-    return {{"schema_version", kSpecSchemaVersion},
-            {"name", s.name},
-            {"description", s.description},
-            {"task", task_json(s.task)},
-            {"backbone",
-             {{"kind", s.backbone.kind},
-              {"hidden", s.backbone.hidden},
-              {"feature_dim", s.backbone.feature_dim},
-              {"activation", s.backbone.activation},
-              {"modes", s.backbone.modes},
-              {"width", s.backbone.width},
-              {"layers", s.backbone.layers},
-              {"channels", s.backbone.channels},
-              {"script", s.backbone.script},
-              {"init", s.backbone.init},
-              {"script_sha256", s.backbone.script_sha256},
-              {"freeze", freeze_json(s.backbone)}}},
-            {"optimizer",
-             {{"kind", s.optimizer.kind},
-              {"lr", s.optimizer.lr},
-              {"momentum", s.optimizer.momentum},
-              {"lr_step_every", s.optimizer.lr_step_every},
-              {"lr_step_gamma", s.optimizer.lr_step_gamma}}},
-            {"icnn", icnn_json(s.icnn)},
-            {"methods", methods},
-            {"batch_size", s.batch_size},
-            {"steps", s.steps},
-            {"seeds", s.seeds},
-            {"log_every", s.log_every},
-            {"log_initial", s.log_initial},
-            {"threads", s.threads},
-            {"device", s.device},
-            {"step_order", s.step_order},
-            {"divergence_factor", s.divergence_factor},
-            {"export_models", s.export_models},
-            {"save_state", s.save_state},
-            {"save_state_seconds", s.save_state_seconds},
-            {"fork_state_every", s.fork_state_every},
-            {"events", events},
-            {"parent", s.parent},
-            {"fork_step", s.fork_step},
-            {"fork_source", s.fork_source},
-            {"probe_timeout_seconds", s.probe_timeout_seconds},
-            {"probe_memory_gib", s.probe_memory_gib},
-            {"sweep", {{"key", s.sweep.key}, {"values", s.sweep.values}}},
-            {"diagnostics",
-             {{"spectrum_every", s.diagnostics.spectrum_every},
-              {"probe_size", s.diagnostics.probe_size},
-              {"one_step_every", s.diagnostics.one_step_every},
-              {"train_set_loss", s.diagnostics.train_set_loss},
-              {"shoulder_every", s.diagnostics.shoulder_every},
-              {"trace_coordinates", s.diagnostics.trace_coordinates},
-              {"jacobian_batches", s.diagnostics.jacobian_batches},
-              {"permutations", s.diagnostics.permutations},
-              {"checkpoint_every", s.diagnostics.checkpoint_every}}}};
+    return j;
+}
+
+namespace {
+
+template <typename S>
+void collect_field_rows(const S& s, const std::string& prefix, std::vector<SpecFieldRow>& out) {
+    visit_fields(s, [&](const char* k, const auto& member, const char* doc) {
+        using M = std::decay_t<decltype(member)>;
+        if constexpr (is_spec_section_v<M>)
+            collect_field_rows(member, prefix + k + ".", out);
+        else
+            out.push_back({prefix + k, doc, nlohmann::json(member)});
+    });
+    if constexpr (std::is_same_v<S, BackboneSpec>)
+        out.push_back({prefix + "freeze",
+                       "parameters kept fixed: false, true, a list of names or a regular "
+                       "expression",
+                       freeze_json(s)});
+}
+
+}  // namespace
+
+const std::vector<SpecFieldRow>& spec_field_rows() {
+    static const std::vector<SpecFieldRow> rows = [] {
+        std::vector<SpecFieldRow> out;
+        collect_field_rows(ExperimentSpec{}, "", out);
+        out.push_back({"events", "live-setting changes: [{step, method, key, value}, …]",
+                       nlohmann::json::array()});
+        return out;
+    }();
+    return rows;
 }
 
 bool samples_its_target(const TaskSpec& task) {
