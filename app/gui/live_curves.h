@@ -47,6 +47,9 @@ public:
     // its seeds) drawn on the curves from now on, kept across redraws; none without the file.
     // beginLive() forgets them. Returns how many there are.
     int loadEvents(const QString& runDir);
+    // Events as the live run applies them (the same markers as loadEvents gives from its
+    // events.csv, one per step, method and key over the seeds).
+    void addEvents(const QVector<SessionEvent>& events);
 
 private:
     void append(const QVector<SessionPoint>& points);
