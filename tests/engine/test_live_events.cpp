@@ -7,6 +7,7 @@
 #include <atomic>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "core/bounded_input.h"
 #include "core/errors.h"
@@ -150,6 +151,48 @@ TEST(LiveEvents, AChangeSentMidRunIsAppliedRecordedAndReplayedBySpecJsonAndResum
     EXPECT_EQ(untimed_rows(stopped.run_dir), untimed_rows(reference.run_dir));
     EXPECT_EQ(file_text(stopped.run_dir + "/events.csv"),
               file_text(reference.run_dir + "/events.csv"));
+}
+
+// The scheduling alone, on two units stepping at different speeds on their own threads (chunks
+// ending at multiples of 10 or at a scheduled event, as SeedRun's sync steps): whenever the event
+// is submitted, both units apply it exactly once, at the step it was given.
+TEST(LiveEvents, UnitsAtDifferentSpeedsApplyEachEventAtTheStepItWasGiven) {
+    int scheduled_runs = 0;
+    for (int trial = 0; trial < 40; ++trial) {
+        LiveEvents live;
+        int records = 0;
+        live.begin_run(200, [&](const std::vector<RunEvent>&) { ++records; });
+        std::vector<std::vector<int>> applied_at(2);
+        const auto unit = [&](int u, int delay_us) {
+            for (int step = 1; step <= 200;) {
+                int last = step;
+                const auto now =
+                    live.at_boundary(u, step - 1, [&](const std::function<bool(int)>& event_at) {
+                        for (last = step; last % 10 != 0 && last != 200 && !event_at(last);) ++last;
+                        return last;
+                    });
+                for (const auto& e : now) applied_at[u].push_back(e.step);
+                std::this_thread::sleep_for(
+                    std::chrono::microseconds(delay_us * (last - step + 1)));
+                step = last + 1;
+            }
+            live.unit_done(u);
+        };
+        std::thread a(unit, 0, 30), b(unit, 1, 70);
+        std::this_thread::sleep_for(std::chrono::microseconds(300 + (trial * 997) % 6000));
+        live.submit({0, "m", "lr", 1.0});
+        a.join();
+        b.join();
+        live.end_run();
+        const auto s = live.scheduled();
+        if (s.empty()) continue;  // refused: unit 0 had finished
+        ++scheduled_runs;
+        ASSERT_EQ(s.size(), 1u);
+        EXPECT_EQ(records, 1);
+        for (int u = 0; u < 2; ++u)
+            EXPECT_EQ(applied_at[u], std::vector<int>{s[0].step}) << "trial " << trial;
+    }
+    EXPECT_GT(scheduled_runs, 20);
 }
 
 TEST(LiveEvents, AChangeAUnitCanNoLongerTakeIsRefusedAndBadChangesNeverSent) {
