@@ -5,6 +5,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "axis_rect_style.h"
 #include "histogram_bins.h"
@@ -65,7 +66,9 @@ QCPRange stepRange(double lo, double hi) {
 }  // namespace
 
 EscapePanel::EscapePanel(QWidget* parent)
-    : PlotPanel(parent, QSize(480, 360)), threshold_(std::log(0.05 / 0.95)) {
+    : PlotPanel(parent, QSize(480, 360)),
+      threshold_(std::log(0.05 / 0.95)),
+      pushStep_(std::numeric_limits<double>::quiet_NaN()) {
     plot_->setAutoAddPlottableToLegend(false);
     plot_->legend->setVisible(false);  // shown with the first trace
     plot_->addLayer(kShoulderBandLayer, plot_->layer(QStringLiteral("main")),
@@ -404,6 +407,54 @@ void EscapePanel::setDwellNormalised(bool on) {
     plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void EscapePanel::setPush(double step, const QString& label) {
+    for (QCPItemStraightLine* line : std::as_const(pushLines_)) plot_->removeItem(line);
+    pushLines_.clear();
+    if (pushLabel_) plot_->removeItem(pushLabel_);
+    pushLabel_ = nullptr;
+    pushStep_ = step;
+    if (!std::isfinite(step)) return;
+    for (QCPAxisRect* rect : {traceRect_, occupancyRect_}) {
+        auto* line = new QCPItemStraightLine(plot_);
+        line->setClipAxisRect(rect);
+        for (QCPItemPosition* p : {line->point1, line->point2})
+            p->setAxes(rect->axis(QCPAxis::atBottom), rect->axis(QCPAxis::atLeft));
+        line->point1->setCoords(step, 0);
+        line->point2->setCoords(step, 1);
+        line->setPen(QPen(palette().color(QPalette::WindowText), 1.2, Qt::DashLine));
+        pushLines_ << line;
+    }
+    pushLabel_ = new QCPItemText(plot_);
+    pushLabel_->setClipAxisRect(traceRect_);
+    pushLabel_->setClipToAxisRect(true);
+    pushLabel_->position->setAxes(traceRect_->axis(QCPAxis::atBottom),
+                                  traceRect_->axis(QCPAxis::atLeft));
+    pushLabel_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    pushLabel_->position->setAxisRect(traceRect_);
+    pushLabel_->position->setCoords(step, 0.02);
+    pushLabel_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+    pushLabel_->setPadding(QMargins(4, 0, 0, 0));
+    pushLabel_->setColor(palette().color(QPalette::WindowText));
+    pushLabel_->setText(label);
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void EscapePanel::setPushEscaped(const QString& method, double fraction, int exitsSince) {
+    if (!order_.contains(method)) order_ << method;
+    pushEscaped_[method] = {fraction, exitsSince};
+    updateDwellLegend();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QString EscapePanel::pushText(const QString& method) const {
+    const auto it = pushEscaped_.constFind(method);
+    if (it == pushEscaped_.constEnd()) return QString();
+    QString text = tr("since the push: %1 % escaped").arg(compactNumber(100.0 * it->first));
+    if (it->second >= 0)
+        text += it->second == 1 ? tr(" · 1 exit") : tr(" · %1 exits").arg(it->second);
+    return text;
+}
+
 QString EscapePanel::statsText(const QString& method) const {
     const auto it = stats_.constFind(method);
     if (it == stats_.constEnd()) return QString();
@@ -496,7 +547,8 @@ void EscapePanel::redrawDwells() {
 // One key entry for every method of the bottom row: its colour, name and escape statistics.
 void EscapePanel::updateDwellLegend() {
     for (const QString& m : std::as_const(order_)) {
-        const bool shown = dwells_.contains(m) || stats_.contains(m) || occupancy_.contains(m);
+        const bool shown = dwells_.contains(m) || stats_.contains(m) || occupancy_.contains(m) ||
+                           pushEscaped_.contains(m);
         if (!shown || dwellGraphs_.contains(m)) continue;
         QCPGraph* g =
             plot_->addGraph(dwellRect_->axis(QCPAxis::atBottom), dwellRect_->axis(QCPAxis::atLeft));
@@ -512,7 +564,10 @@ void EscapePanel::updateDwellLegend() {
     for (const QString& m : std::as_const(order_)) {
         QCPGraph* g = dwellGraphs_.value(m);
         if (!g) continue;
-        const QString stats = statsText(m);
+        QString stats = statsText(m);
+        const QString pushed = pushText(m);
+        if (!pushed.isEmpty())
+            stats += (stats.isEmpty() ? QString() : QStringLiteral(" · ")) + pushed;
         g->setName(stats.isEmpty() ? m : m + QStringLiteral(":  ") + stats);
         g->addToLegend(dwellLegend_);
     }
@@ -545,6 +600,8 @@ void EscapePanel::clear() {
     stats_.clear();
     dwellHeights_.clear();
     order_.clear();
+    pushEscaped_.clear();
+    setPush(std::numeric_limits<double>::quiet_NaN(), QString());
     fitTraces();
     fitOccupancy();
     redrawDwells();  // also removes the median lines

@@ -58,6 +58,16 @@ public:
     // The readout in the key below the panels: exits per coordinate-step in the shoulder, number of
     // completed exits, median dwell (NaN: none completed).
     void setEscapeStats(const QString& method, double exitRate, int exits, double medianDwell);
+    // A push into the shoulder after `step` (issue 40, "Push into the shoulder…"): a dashed
+    // vertical line at the step on the trace and occupancy axes, labelled `label`; clear()
+    // removes it. From then on each method's key also reads what setPushEscaped gives.
+    void setPush(double step, const QString& label);
+    double pushStep() const { return pushStep_; }  // NaN without a push
+    // The share of the pushed coordinates that have left the shoulder, and the exits counted
+    // since the push (negative: not known), for the key.
+    void setPushEscaped(const QString& method, double fraction, int exitsSince);
+    // "since the push: 40 % escaped · 3 exits" ("" before any setPushEscaped of the method).
+    QString pushText(const QString& method) const;
     // Dwell histogram as each method's share of its completed dwells (default) or raw counts.
     void setDwellNormalised(bool on);
     // Draws the traces of `method` only ("" for every method's): several methods of eight
@@ -140,6 +150,10 @@ private:
     QVector<double> dwellEdges_;
     QVector<QCPItemStraightLine*> medianLines_;
     QStringList order_;  // every method seen, in order of first appearance
+    double pushStep_;
+    QVector<QCPItemStraightLine*> pushLines_;
+    QCPItemText* pushLabel_ = nullptr;
+    QMap<QString, QPair<double, int>> pushEscaped_;  // method → (fraction escaped, exits since)
 };
 
 }  // namespace liftlab

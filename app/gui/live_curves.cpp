@@ -100,6 +100,26 @@ int LiveCurves::loadEvents(const QString& runDir) {
     return static_cast<int>(events_.size());
 }
 
+void LiveCurves::addEvents(const QVector<SessionEvent>& events) {
+    bool added = false;
+    for (const auto& e : events) {
+        const bool seen = std::any_of(events_.cbegin(), events_.cend(), [&](const auto& m) {
+            return m.step == e.step && m.method == e.method &&
+                   m.label.startsWith(e.method + QLatin1Char('.') + e.key + QLatin1Char(' '));
+        });
+        if (seen) continue;
+        events_.push_back({static_cast<double>(e.step), e.method,
+                           QStringLiteral("%1.%2 %3\u2192%4")
+                               .arg(e.method, e.key, QString::fromStdString(c_shortest(e.oldValue)),
+                                    QString::fromStdString(c_shortest(e.newValue)))});
+        added = true;
+    }
+    if (!added) return;
+    std::stable_sort(events_.begin(), events_.end(),
+                     [](const auto& a, const auto& b) { return a.step < b.step; });
+    panel_->setEventMarkers(events_);
+}
+
 void LiveCurves::redraw() {
     liveSeed_.clear();
     const std::string metric = metric_.toStdString();

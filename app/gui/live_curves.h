@@ -54,6 +54,9 @@ public:
     // two, aligned by step). beginLive() and showRuns() forget it.
     void setForkParent(std::shared_ptr<const RunFolderData> parent, int forkStep, bool drawCurves);
     static QString parentLabel(const QString& method);  // "adam" → "adam (parent)"
+    // Events as the live run applies them (the same markers as loadEvents gives from its
+    // events.csv, one per step, method and key over the seeds).
+    void addEvents(const QVector<SessionEvent>& events);
 
 private:
     void append(const QVector<SessionPoint>& points);

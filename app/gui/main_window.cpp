@@ -25,6 +25,7 @@
 #include "fork_offer.h"
 #include "lab_actions.h"
 #include "lab_palette.h"
+#include "live_actions.h"
 #include "loss_curve_panel.h"
 #include "plot_style.h"
 #include "run/run_folder_schema.h"
@@ -86,6 +87,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     addToolBar(Qt::TopToolBarArea, controls_->toolBar());
     connectSession();
     actions_ = new LabActions(this, historyDock_, controls_);
+    live_ = new LiveActions(this, session_);
     readSettings();
     connect(form_, &ExperimentForm::outputDirEdited, historyPanel_, &RunHistoryPanel::setRoot);
     connect(form_, &ExperimentForm::readinessChanged, this, &MainWindow::updateStartState);
@@ -290,6 +292,7 @@ void MainWindow::setRunning(bool running) {
     controls_->setRunning(running);
     status_->setPaused(false);
     status_->setCancelEnabled(running);
+    if (live_) live_->setRunning(running);
     updateForkOffer();
 }
 

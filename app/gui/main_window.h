@@ -25,6 +25,7 @@ class QSplitter;
 namespace liftlab {
 
 class LabActions;
+class LiveActions;
 class LossCurvePanel;
 class RunControls;
 class RunMonitor;
@@ -93,6 +94,8 @@ public:
     // cannot be forked (fork_offer.h) or a run is going on.
     bool forkFromStep(int step);
     RunControls* runControls() const { return controls_; }
+    // Change setting… and Push into the shoulder… on the running run (live_actions.h).
+    LiveActions* liveActions() const { return live_; }
     ExperimentForm* form() const { return form_; }
 
     // Exports: the current panel (format by extension), all panels into a folder, the shown
@@ -155,6 +158,7 @@ private:
     RunQueue* queue_ = nullptr;
     RunStatusBar* status_ = nullptr;
     LabActions* actions_ = nullptr;
+    LiveActions* live_ = nullptr;
     RunHistoryPanel* historyPanel_ = nullptr;
     QDockWidget* historyDock_ = nullptr;
     QSplitter* splitter_ = nullptr;

@@ -43,6 +43,10 @@ RunMonitor::RunMonitor(const Parts& parts, QObject* parent) : QObject(parent), p
     connect(session, &TrainingSession::pointsArrived, this, &RunMonitor::onPoints);
     connect(session, &TrainingSession::spectraArrived, p_.view, &RunView::addSpectra);
     connect(session, &TrainingSession::tracesArrived, p_.view, &RunView::addTraces);
+    // Changes applied mid-run (sent from the window, or the spec's --event): markers at once.
+    connect(session, &TrainingSession::eventsApplied, p_.view, &RunView::addEvents);
+    connect(session, &TrainingSession::eventsApplied, this,
+            [this](const QVector<SessionEvent>& events) { p_.curves->addEvents(events); });
     connect(session, &TrainingSession::statusChanged, this, &RunMonitor::onStatus);
     connect(session, &TrainingSession::progress, this, &RunMonitor::onProgress);
     connect(session, &TrainingSession::workersChanged, p_.status, &RunStatusBar::setWorkers);

@@ -6,6 +6,7 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
@@ -17,13 +18,16 @@
 #include <QSlider>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTextStream>
 #include <QVBoxLayout>
 #include <cmath>
+#include <iterator>
 
 #include "ablation_panel.h"
 #include "escape_panel.h"
 #include "figure_catalogue.h"
 #include "histogram_panel.h"
+#include "landscape_page.h"
 #include "landscape_panel.h"
 #include "loss_curve_panel.h"
 #include "methods/method_registry.h"
@@ -77,7 +81,7 @@ QVector<RunView::TabInfo> RunView::tabInfos() {
     return out;
 }
 
-RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWorker(this)) {
+RunView::RunView(QWidget* parent) : QTabWidget(parent) {
     setDocumentMode(true);
     // The pages first (each sets its panel member), then the panels, one line each, in the order
     // of the Tab enum: page, file key of its export, title, tooltip, main plot panel, whether it
@@ -89,7 +93,7 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
         curves_, spectrum_->spectrumPanel(), landscape_, escape_, ablation_, sweep_};
     const std::function<bool()> content[] = {[this] { return curves_->seriesCount() > 0; },
                                              [this] { return hasSpectrum_; },
-                                             [this] { return hasLandscape_; },
+                                             [this] { return landscapeTab_->hasLandscape(); },
                                              [this] { return hasEscape_; },
                                              [this] { return hasAblation_; },
                                              [this] { return hasSweep_; }};
@@ -104,21 +108,6 @@ RunView::RunView(QWidget* parent) : QTabWidget(parent), worker_(new LandscapeWor
                     [this, index] { return figures_[index].hasContent; });
     }
 
-    connect(worker_, &LandscapeWorker::progress, this, [this](double f) {
-        lsProgress_->setValue(static_cast<int>(f * 1000 + 0.5));
-        Q_EMIT landscapeProgress(f);
-    });
-    connect(worker_, &LandscapeWorker::finished, this, &RunView::onLandscapeFinished);
-    connect(worker_, &LandscapeWorker::failed, this, [this](const QString& message) {
-        setLandscapeBusy(false);
-        lsStatus_->setText(tr("Landscape failed: %1").arg(message));
-        Q_EMIT landscapeDone(lsStatus_->text(), false);
-    });
-    connect(worker_, &LandscapeWorker::cancelled, this, [this] {
-        setLandscapeBusy(false);
-        lsStatus_->setText(tr("Landscape cancelled; nothing was cached."));
-        Q_EMIT landscapeDone(lsStatus_->text(), false);
-    });
     setEmptyReasons(RunExpectations());
 }
 
@@ -174,67 +163,11 @@ QWidget* RunView::buildSpectrumTab() {
 }
 
 QWidget* RunView::buildLandscapeTab() {
-    auto* tab = new QWidget(this);
-    auto* layout = new QVBoxLayout(tab);
-    layout->setContentsMargins(0, 0, 0, 0);
-    lsMethod_ = new QComboBox(tab);
-    lsMethod_->setObjectName(QStringLiteral("landscapeMethod"));
-    lsMethod_->setToolTip(tr("The plane goes through this method's final checkpoint"));
-    lsSeed_ = new QComboBox(tab);
-    lsSeed_->setObjectName(QStringLiteral("landscapeSeed"));
-    lsDirections_ = new QComboBox(tab);
-    lsDirections_->setObjectName(QStringLiteral("landscapeDirections"));
-    lsDirections_->addItems(
-        {QStringLiteral("pca"), QStringLiteral("delta-pca"), QStringLiteral("random")});
-    lsDirections_->setToolTip(
-        tr("pca: top-2 PCA of the trajectory · delta-pca: first→last and "
-           "the PCA direction orthogonal to it · random: seeded, "
-           "filter-normalised"));
-    lsGridTheta_ = new QSpinBox(tab);
-    lsGridTheta_->setObjectName(QStringLiteral("landscapeGridTheta"));
-    lsGridTheta_->setRange(3, 201);
-    lsGridTheta_->setValue(41);
-    lsGridTheta_->setPrefix(tr("θ grid "));
-    lsGridLifted_ = new QSpinBox(tab);
-    lsGridLifted_->setObjectName(QStringLiteral("landscapeGridLifted"));
-    lsGridLifted_->setRange(3, 201);
-    lsGridLifted_->setValue(25);
-    lsGridLifted_->setPrefix(tr("lifted grid "));
-    lsCompute_ = new QPushButton(tr("Compute"), tab);
-    lsCompute_->setObjectName(QStringLiteral("landscapeCompute"));
-    lsCancel_ = new QPushButton(tr("Cancel"), tab);
-    lsCancel_->setObjectName(QStringLiteral("landscapeCancel"));
-    lsProgress_ = new QProgressBar(tab);
-    lsProgress_->setRange(0, 1000);
-    lsProgress_->setMaximumWidth(160);
-    connect(lsCompute_, &QPushButton::clicked, this, [this] { computeLandscape(); });
-    connect(lsCancel_, &QPushButton::clicked, this, &RunView::cancelLandscape);
-    layout->addWidget(
-        row(tab, {new QLabel(tr("Centre"), tab), lsMethod_, lsSeed_, new QLabel(tr("Plane"), tab),
-                  lsDirections_, lsGridTheta_, lsGridLifted_, lsCompute_, lsCancel_, lsProgress_}));
-    landscape_ = new LandscapePanel(tab);
-    layout->addWidget(landscape_, 1);
-    lsTimeline_ = new QSlider(Qt::Horizontal, tab);
-    lsTimeline_->setObjectName(QStringLiteral("landscapeTimeline"));
-    lsTimeline_->setEnabled(false);
-    lsTimeline_->setToolTip(tr("Moves the marker along every trajectory"));
-    lsStatus_ = new QLabel(tr("Open or finish an ICNN run with checkpoints (preset "
-                              "icnn-landscape) to compute its landscapes."),
-                           tab);
-    lsStatus_->setWordWrap(true);
-    connect(lsTimeline_, &QSlider::valueChanged, this, [this](int i) {
-        if (i >= 0 && i < lsSteps_.size()) landscape_->setTimelineStep(lsSteps_[i]);
-    });
-    auto* bottom = new QWidget(tab);
-    auto* bl = new QHBoxLayout(bottom);
-    bl->setContentsMargins(6, 2, 6, 4);
-    bl->addWidget(new QLabel(tr("Checkpoint"), bottom));
-    bl->addWidget(lsTimeline_, 1);
-    bl->addWidget(lsStatus_, 2);
-    layout->addWidget(bottom);
-    setLandscapeBusy(false);
-    lsCompute_->setEnabled(false);
-    return tab;
+    landscapeTab_ = new LandscapePage(this);
+    landscape_ = landscapeTab_->panel();
+    connect(landscapeTab_, &LandscapePage::progress, this, &RunView::landscapeProgress);
+    connect(landscapeTab_, &LandscapePage::done, this, &RunView::landscapeDone);
+    return landscapeTab_;
 }
 
 QWidget* RunView::buildEscapeTab() {
@@ -458,6 +391,10 @@ void RunView::beginRun(const QString& title) {
     occupancy_.clear();
     traceSeed_.clear();
     spectrumSeed_.clear();
+    pushed_ = false;
+    exitsSeed_.clear();
+    exitsNow_.clear();
+    exitsAtPush_.clear();
     hasEscape_ = hasAblation_ = hasSpectrum_ = false;
     for (auto& f : figures_) {
         f.panel->clear();
@@ -469,6 +406,21 @@ void RunView::beginRun(const QString& title) {
 void RunView::addPoints(const QVector<SessionPoint>& points) {
     QSet<QString> touched;
     for (const auto& p : points) {
+        if (p.metric == QLatin1String("exits") || p.metric == QLatin1String("push_escaped")) {
+            auto seed = exitsSeed_.find(p.method);  // the first seed's, as the traces
+            if (seed == exitsSeed_.end()) seed = exitsSeed_.insert(p.method, p.seed);
+            if (seed.value() != p.seed) continue;
+            if (p.metric == QLatin1String("exits")) {
+                exitsNow_[p.method] = p.value;
+            } else if (pushed_) {
+                const auto at = exitsAtPush_.constFind(p.method);
+                const int since = at == exitsAtPush_.constEnd() || !exitsNow_.contains(p.method)
+                                      ? -1
+                                      : static_cast<int>(exitsNow_[p.method] - at.value());
+                escape_->setPushEscaped(p.method, p.value, since);
+            }
+            continue;
+        }
         if (p.metric != QLatin1String("shoulder_occupancy")) continue;
         auto& o = occupancy_[p.method];
         // One curve per method: a later seed's points (seeds may also arrive interleaved, when
@@ -481,6 +433,61 @@ void RunView::addPoints(const QVector<SessionPoint>& points) {
     for (const QString& m : touched)
         escape_->setOccupancy(m, occupancy_[m].first, occupancy_[m].second);
     hasEscape_ = hasEscape_ || !touched.isEmpty();
+}
+
+bool RunView::showPushOf(const RunFolderData& run) {
+    // The first push of events.csv (step,method,seed,key,old,new), as the live run showed it.
+    QFile file(QDir(QString::fromStdString(run.dir)).filePath(QLatin1String(run_folder::kEvents)));
+    if (!file.open(QIODevice::ReadOnly | QIODevice::Text)) return false;
+    QTextStream in(&file);
+    in.readLine();
+    int step = -1;
+    QString key;
+    while (!in.atEnd() && step < 0) {
+        const QStringList f = in.readLine().split(QLatin1Char(','));
+        if (f.size() == 6 && f[3].startsWith(QLatin1String("push."))) {
+            step = f[0].toInt();
+            key = f[3].mid(5);
+        }
+    }
+    if (step < 0) return false;
+    escape_->setPush(step, tr("push (%1) after step %L2").arg(key).arg(step));
+    // Per method: the pushed coordinates' escape at the end and the exits since the push (mean
+    // over the seeds).
+    const auto mean = [](const std::vector<double>& v) {
+        double sum = 0;
+        for (double x : v) sum += x;
+        return v.empty() ? 0.0 : sum / static_cast<double>(v.size());
+    };
+    const auto exits = run.metrics.find("exits");
+    for (const auto& [method, finals] : run.finals) {
+        const auto escaped = finals.find("push_escaped");
+        if (escaped == finals.end()) continue;
+        int since = -1;
+        if (exits != run.metrics.end()) {
+            const auto m = exits->second.find(method);
+            if (m != exits->second.end() && !m->second.empty()) {
+                const auto at = m->second.upper_bound(step);  // the last log point ≤ step
+                if (at != m->second.begin())
+                    since = static_cast<int>(std::lround(mean(m->second.rbegin()->second) -
+                                                         mean(std::prev(at)->second)));
+            }
+        }
+        escape_->setPushEscaped(QString::fromStdString(method), mean(escaped->second), since);
+    }
+    return true;
+}
+
+void RunView::addEvents(const QVector<SessionEvent>& events) {
+    for (const auto& e : events) {
+        if (!e.key.startsWith(QLatin1String("push."))) continue;
+        if (pushed_ && pushStep_ == e.step) continue;  // the other methods and seeds of it
+        pushed_ = true;
+        pushStep_ = e.step;
+        exitsAtPush_ = exitsNow_;
+        escape_->setPush(e.step, tr("push (%1) after step %L2").arg(e.key.mid(5)).arg(e.step));
+        hasEscape_ = true;
+    }
 }
 
 void RunView::addSpectra(const QVector<SessionSpectrum>& spectra) {
@@ -519,6 +526,7 @@ void RunView::showRun(const RunFolderData& run) {
     hasSpectrum_ = !run.spectra.empty();
     if (feedGainScatter(*gain_, run) > 0) hasSpectrum_ = true;
     hasEscape_ = feedEscape(*escape_, run);
+    if (showPushOf(run)) hasEscape_ = true;
     const auto fillAblation = [this, run] {
         ablation_->clear();
         ablation_->setTitle(thetaBox_->isChecked()
@@ -565,140 +573,34 @@ void RunView::showRun(const RunFolderData& run) {
 
 void RunView::setLandscapeRun(const QString& runDir, const QStringList& methods,
                               const QList<quint64>& seeds) {
-    landscapeRun_ = runDir;
-    lsMethod_->clear();
-    lsMethod_->addItems(methods);
-    lsSeed_->clear();
-    for (quint64 s : seeds) lsSeed_->addItem(tr("seed %1").arg(s), QVariant::fromValue(s));
-    const bool ok = !runDir.isEmpty() && !methods.isEmpty();
-    lsCompute_->setEnabled(ok && !worker_->isRunning());
-    const QString off =
-        runDir.isEmpty() && landscapeRunDirHint_.isEmpty()
-            ? tr("Compute is off: no run is open. Open or finish an ICNN run with checkpoints "
-                 "(preset icnn-landscape).")
-            : tr("Compute is off: this run has no checkpoint trajectories (ICNN runs with "
-                 "diagnostics.checkpoint_every, e.g. preset icnn-landscape).");
-    lsStatus_->setText(ok ? tr("Press Compute (cached landscapes open at once).") : off);
-    lsCompute_->setToolTip(ok ? tr("Compute the loss landscapes of the chosen method in the "
-                                   "background (progress and Cancel below)")
-                              : off);
+    landscapeTab_->setRun(runDir, methods, seeds);
 }
 
 void RunView::setLandscapeRunFolder(const QString& dir) {
-    landscapeRunDirHint_ = dir;
-    QList<quint64> seeds;
-    QStringList labels;
-    try {
-        for (const auto s : read_spec_json(dir.toStdString() + "/" + run_folder::kSpec).seeds)
-            seeds << static_cast<quint64>(s);
-    } catch (const DataError&) {
-        // not an ICNN run folder we can read: no landscape
-    }
-    if (!seeds.isEmpty()) {
-        try {
-            for (const auto& l : trajectory_labels(dir.toStdString(), seeds.front()))
-                labels << QString::fromStdString(l);
-        } catch (const std::exception&) {
-            labels.clear();
-        }
-    }
-    setLandscapeRun(labels.isEmpty() ? QString() : dir, labels, seeds);
+    landscapeTab_->setRunFolder(dir);
 }
 
 bool RunView::computeLandscape() {
-    if (landscapeRun_.isEmpty() || worker_->isRunning()) return false;
-    LandscapeRequest r;
-    r.runDir = landscapeRun_;
-    r.method = lsMethod_->currentText();
-    r.seed = lsSeed_->count() ? static_cast<qint64>(lsSeed_->currentData().toULongLong()) : -1;
-    r.directions = lsDirections_->currentText();
-    r.gridTheta = lsGridTheta_->value();
-    r.gridLifted = lsGridLifted_->value();
-    if (!worker_->start(r)) return false;
-    setLandscapeBusy(true);
-    lsStatus_->setText(tr("Computing the landscapes of %1…").arg(r.method));
-    return true;
+    return landscapeTab_->compute();
 }
 
 void RunView::cancelLandscape() {
-    if (worker_->isRunning()) worker_->cancel();
+    landscapeTab_->cancel();
 }
 
 QString RunView::landscapeStatus() const {
-    return lsStatus_->text();
-}
-
-void RunView::setLandscapeBusy(bool busy) {
-    lsCompute_->setEnabled(!busy && !landscapeRun_.isEmpty());
-    lsCancel_->setEnabled(busy);
-    lsProgress_->setValue(busy ? 0 : lsProgress_->value());
-    lsMethod_->setEnabled(!busy);
-    lsDirections_->setEnabled(!busy);
-}
-
-void RunView::onLandscapeFinished(const QVector<LandscapeSideResult>& sides) {
-    setLandscapeBusy(false);
-    lsProgress_->setValue(1000);
-    landscape_->clear();
-    QStringList parts;
-    QString kind;
-    lsSteps_.clear();
-    for (const auto& s : sides) {
-        const auto side = s.theta ? LandscapePanel::Theta : LandscapePanel::Lifted;
-        landscape_->setSideVisible(side, true);
-        landscape_->setGrid(side, s.nAlpha, s.nBeta, s.alphaMin, s.alphaMax, s.betaMin, s.betaMax,
-                            s.loss);
-        landscape_->setSideTitle(
-            side, s.theta
-                      ? tr("θ-space, %1 parameters").arg(s.parameters)
-                      : tr("lifted space of %1, %2 parameters").arg(s.method).arg(s.parameters));
-        for (auto it = s.alpha.cbegin(); it != s.alpha.cend(); ++it) {
-            landscape_->addTrajectory(side, it.key(), s.steps[it.key()], it.value(),
-                                      s.beta[it.key()]);
-            for (double st : s.steps[it.key()])
-                if (!lsSteps_.contains(st)) lsSteps_.push_back(st);
-        }
-        kind = s.kind;
-        parts << tr("%1 %2 (%3)")
-                     .arg(s.theta ? tr("θ") : tr("lifted"))
-                     .arg(s.fromCache ? tr("from the cache")
-                                      : tr("computed in %1 s").arg(s.seconds, 0, 'f', 1))
-                     .arg(tr("centre loss %1").arg(s.centerLoss, 0, 'g', 5));
-    }
-    std::sort(lsSteps_.begin(), lsSteps_.end());
-    const QString axis1 = kind == QLatin1String("random")      ? tr("random direction 1")
-                          : kind == QLatin1String("delta-pca") ? tr("δ: first → last")
-                                                               : tr("trajectory PCA 1");
-    const QString axis2 = kind == QLatin1String("random")      ? tr("random direction 2")
-                          : kind == QLatin1String("delta-pca") ? tr("PCA ⟂ δ")
-                                                               : tr("trajectory PCA 2");
-    landscape_->setAxisLabels(axis1, axis2);
-    if (!sides.isEmpty())
-        landscape_->setTitle(
-            tr("test NLL around the final %1, %2 plane").arg(sides.front().method, kind));
-    lsTimeline_->setEnabled(!lsSteps_.isEmpty());
-    lsTimeline_->setRange(0, std::max<int>(0, lsSteps_.size() - 1));
-    lsTimeline_->setValue(lsTimeline_->maximum());
-    hasLandscape_ = !sides.isEmpty();
-    lsStatus_->setText(parts.join(QStringLiteral(" · ")));
-    Q_EMIT landscapeDone(lsStatus_->text(), true);
+    return landscapeTab_->status();
 }
 
 void RunView::saveSettings(QSettings& settings) const {
-    settings.setValue(QStringLiteral("panels/landscapeDirections"), lsDirections_->currentText());
-    settings.setValue(QStringLiteral("panels/landscapeGridTheta"), lsGridTheta_->value());
-    settings.setValue(QStringLiteral("panels/landscapeGridLifted"), lsGridLifted_->value());
+    landscapeTab_->saveSettings(settings);
     settings.setValue(QStringLiteral("panels/ablationTheta"), thetaBox_->isChecked());
     settings.setValue(QStringLiteral("panels/crosshair"), curves_->crosshairEnabled());
     settings.setValue(QStringLiteral("panels/tab"), currentIndex());
 }
 
 void RunView::restoreSettings(const QSettings& settings) {
-    const QString dirs = settings.value(QStringLiteral("panels/landscapeDirections")).toString();
-    if (lsDirections_->findText(dirs) >= 0) lsDirections_->setCurrentText(dirs);
-    lsGridTheta_->setValue(settings.value(QStringLiteral("panels/landscapeGridTheta"), 41).toInt());
-    lsGridLifted_->setValue(
-        settings.value(QStringLiteral("panels/landscapeGridLifted"), 25).toInt());
+    landscapeTab_->restoreSettings(settings);
     thetaBox_->setChecked(settings.value(QStringLiteral("panels/ablationTheta"), false).toBool());
     curves_->setCrosshairEnabled(settings.value(QStringLiteral("panels/crosshair"), true).toBool());
     const int tab = settings.value(QStringLiteral("panels/tab"), 0).toInt();

@@ -1,8 +1,8 @@
 // The lab's panels as tabs (issue "The visual lab"): Curves, Spectrum, Landscape, Escape,
 // Ablation, Sweep (final metric against the swept value, once a sweep's runs are written). Fed live
 // from a TrainingSession (points, spectra, traces) and in full from a run folder (RunFolderData)
-// when a run ends or is opened. The Landscape tab computes on a worker (LandscapeWorker) with
-// progress and cancel; cached landscapes open at once.
+// when a run ends or is opened. The Landscape tab (LandscapePage, its own file) computes on a
+// worker with progress and cancel; cached landscapes open at once.
 #pragma once
 #include <QHash>
 #include <QMap>
@@ -14,7 +14,6 @@
 #include <functional>
 #include <memory>
 
-#include "landscape_worker.h"
 #include "session_values.h"
 
 class QCheckBox;
@@ -33,6 +32,7 @@ class AblationPanel;
 class EscapePanel;
 class HistogramPanel;
 class LandscapePanel;
+class LandscapePage;
 class LossCurvePanel;
 class PlotPanel;
 class ScatterPanel;
@@ -87,6 +87,8 @@ public:
     LossCurvePanel* curves() const { return curves_; }
     SpectrumTimeline* spectrum() const { return spectrum_; }
     LandscapePanel* landscape() const { return landscape_; }
+    // The Landscape tab itself (landscape_page.h): its run, worker, progress and Cancel.
+    LandscapePage* landscapeTab() const { return landscapeTab_; }
     EscapePanel* escape() const { return escape_; }
     AblationPanel* ablation() const { return ablation_; }
     SweepPanel* sweep() const { return sweep_; }
@@ -97,6 +99,10 @@ public:
     void addPoints(const QVector<liftlab::SessionPoint>& points);
     void addSpectra(const QVector<liftlab::SessionSpectrum>& spectra);
     void addTraces(const QVector<liftlab::SessionTrace>& traces);
+    // Changes applied in the live run (events.csv rows): a push marks the Escape panel at its
+    // step, whose key then reads, per method, the share of the pushed coordinates that have left
+    // the shoulder (push_escaped) and the exits since the push.
+    void addEvents(const QVector<liftlab::SessionEvent>& events);
     // Everything a run folder holds (a finished or re-opened run), except the curves.
     void showRun(const RunFolderData& run);
 
@@ -150,9 +156,9 @@ private:
     QWidget* buildAblationTab();
     QWidget* buildSweepTab();
     void showSweep(const QString& metric);
+    // The push of a run folder (events.csv) on the Escape tab; false without one.
+    bool showPushOf(const RunFolderData& run);
     void updateEscapeTraceChoice();
-    void onLandscapeFinished(const QVector<liftlab::LandscapeSideResult>& sides);
-    void setLandscapeBusy(bool busy);
     QSize exportSize() const;
 
     struct PanelTab {
@@ -182,26 +188,17 @@ private:
     QComboBox* sweepMetric_ = nullptr;
     std::shared_ptr<const RunFolderData> sweepRun_;  // the run the Sweep tab shows
 
-    // Landscape controls.
-    LandscapeWorker* worker_ = nullptr;
-    QString landscapeRun_;
-    QString landscapeRunDirHint_;  // the shown run, with or without trajectories
-    QComboBox* lsMethod_ = nullptr;
-    QComboBox* lsSeed_ = nullptr;
-    QComboBox* lsDirections_ = nullptr;
-    QSpinBox* lsGridTheta_ = nullptr;
-    QSpinBox* lsGridLifted_ = nullptr;
-    QPushButton* lsCompute_ = nullptr;
-    QPushButton* lsCancel_ = nullptr;
-    QProgressBar* lsProgress_ = nullptr;
-    QSlider* lsTimeline_ = nullptr;
-    QLabel* lsStatus_ = nullptr;
-    QVector<double> lsSteps_;
+    LandscapePage* landscapeTab_ = nullptr;
 
     // Live escape data: occupancy per method (traces are appended to the panel as they come).
     QMap<QString, QPair<QVector<double>, QVector<double>>> occupancy_;
     QHash<QString, quint64> traceSeed_, spectrumSeed_;
-    bool hasEscape_ = false, hasAblation_ = false, hasSpectrum_ = false, hasLandscape_ = false;
+    // The push (NaN: none yet) and each method's exits (first seed) now and at the push.
+    double pushStep_ = 0;
+    bool pushed_ = false;
+    QHash<QString, quint64> exitsSeed_;
+    QHash<QString, double> exitsNow_, exitsAtPush_;
+    bool hasEscape_ = false, hasAblation_ = false, hasSpectrum_ = false;
     bool hasSweep_ = false;
 };
 

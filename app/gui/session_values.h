@@ -42,8 +42,28 @@ struct SessionTrace {
     double value = 0;
 };
 
+// A change applied to one method of one seed after a step: a row of events.csv (a setting:
+// key "lambda", old → new; a push: key "push.readout", the shoulder fraction before → after).
+struct SessionEvent {
+    int step = 0;
+    QString method;
+    quint64 seed = 0;
+    QString key;
+    double oldValue = 0, newValue = 0;
+};
+
+// What became of a change sent into the running run: scheduled after `step`, or refused.
+struct SessionEventOutcome {
+    int id = 0;
+    int step = 0;
+    QString text;   // "cf-prox.lambda=10", "push.readout=0.33,depth=-4"
+    QString error;  // "" when scheduled
+};
+
 }  // namespace liftlab
 
+Q_DECLARE_METATYPE(liftlab::SessionEvent)
+Q_DECLARE_METATYPE(liftlab::SessionEventOutcome)
 Q_DECLARE_METATYPE(liftlab::SessionPoint)
 Q_DECLARE_METATYPE(liftlab::SessionSpectrum)
 Q_DECLARE_METATYPE(liftlab::SessionTrace)

@@ -5,6 +5,8 @@
 #include <QThread>
 #include <exception>
 
+#include "core/bounded_input.h"
+#include "core/c_numbers.h"
 #include "core/error_text.h"
 #include "run/run_files.h"
 #include "training/resume.h"
@@ -17,13 +19,43 @@ namespace {
 
 constexpr int kDrainIntervalMs = 33;  // ~30 redraws a second at most, however fast the engine
 
+// "cf-prox.lambda=10", "push.readout=0.33,depth=-4" (the --event form without the step).
+QString eventText(const RunEvent& e) {
+    QString text = QString::fromStdString(e.method + "." + e.key + "=" + c_shortest(e.value));
+    if (e.method == "push")
+        text += QStringLiteral(",depth=") + QString::fromStdString(c_shortest(e.depth));
+    return text;
+}
+
 }  // namespace
+
+QString TrainingSession::sendEvent(const RunEvent& event, int* id) {
+    if (!thread_ || !live_) return tr("no run is going on");
+    try {
+        check_live_event(spec_, event);
+    } catch (const std::exception& e) {
+        return QString::fromStdString(error_message(e));
+    }
+    const int given = live_->submit(event);
+    if (id) *id = given;
+    return QString();
+}
+
+QString TrainingSession::liveRunDir() const {
+    return live_ && thread_ ? QString::fromStdString(live_->run_dir()) : QString();
+}
+
+std::map<std::string, std::map<std::string, double>> TrainingSession::liveSettings() const {
+    return live_ ? live_->settings() : std::map<std::string, std::map<std::string, double>>{};
+}
 
 TrainingSession::TrainingSession(QObject* parent) : QObject(parent) {
     qRegisterMetaType<liftlab::SessionPoint>();
     qRegisterMetaType<liftlab::SessionStatus>();
     qRegisterMetaType<liftlab::SessionSpectrum>();
     qRegisterMetaType<liftlab::SessionTrace>();
+    qRegisterMetaType<liftlab::SessionEvent>();
+    qRegisterMetaType<liftlab::SessionEventOutcome>();
     drainTimer_.setSingleShot(true);
     drainTimer_.setInterval(kDrainIntervalMs);
     connect(&drainTimer_, &QTimer::timeout, this, &TrainingSession::drain);
@@ -90,8 +122,29 @@ bool TrainingSession::launch(const ExperimentSpec& spec, const QString& outDir,
         buffer_ = Buffer{};
         buffer_.totalSteps = spec.steps;
     }
+    spec_ = spec;
+    // Changes sent in while it runs: the callbacks run on the worker and only buffer.
+    live_ = std::make_shared<LiveEvents>();
+    live_->on_outcome([this](const LiveEvents::Outcome& o) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            buffer_.outcomes.push_back(
+                {o.id, o.event.step, eventText(o.event), QString::fromStdString(o.error)});
+        }
+        requestDrain();
+    });
+    live_->on_applied([this](const std::vector<AppliedEvent>& rows) {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            for (const auto& r : rows)
+                buffer_.events.push_back({r.step, QString::fromStdString(r.method), r.seed,
+                                          QString::fromStdString(r.key), r.old_value, r.new_value});
+        }
+        requestDrain();
+    });
     RunOptions options;
     options.out_dir = outDir.toStdString();
+    options.live_events = live_;
     options.stop = &stop_;
     // Pause: the worker waits before its next step until resume() or stop().
     options.before_step = [this] {
@@ -211,6 +264,8 @@ void TrainingSession::drain() {
         taken.statuses.swap(buffer_.statuses);
         taken.spectra.swap(buffer_.spectra);
         taken.traces.swap(buffer_.traces);
+        taken.events.swap(buffer_.events);
+        taken.outcomes.swap(buffer_.outcomes);
         taken.fraction = buffer_.fraction;
         taken.step = buffer_.step;
         taken.totalSteps = buffer_.totalSteps;
@@ -224,6 +279,8 @@ void TrainingSession::drain() {
     if (!taken.spectra.isEmpty()) Q_EMIT spectraArrived(taken.spectra);
     if (!taken.traces.isEmpty()) Q_EMIT tracesArrived(taken.traces);
     for (const auto& s : std::as_const(taken.statuses)) Q_EMIT statusChanged(s);
+    for (const auto& o : std::as_const(taken.outcomes)) Q_EMIT eventOutcome(o);
+    if (!taken.events.isEmpty()) Q_EMIT eventsApplied(taken.events);
     if (taken.progressChanged) {
         Q_EMIT workersChanged(taken.workers);
         Q_EMIT progress(taken.fraction, taken.step, taken.totalSteps);

@@ -17,6 +17,7 @@
 
 #include "session_values.h"
 #include "spec/experiment_spec.h"
+#include "training/live_events.h"
 
 class QThread;
 
@@ -51,6 +52,21 @@ public:
     bool isPaused() const { return paused_.load(); }
     // True from start() until finished()/failed() has been emitted.
     bool isRunning() const { return thread_ != nullptr; }
+    // The spec of the run going on (or of the last one).
+    const ExperimentSpec& spec() const { return spec_; }
+
+    // Sends a change into the running run (training/live_events.h): a method's live setting
+    // ("cf-prox", "lambda", 10) or a push ("push", "readout", fraction, depth). Checked here as
+    // parse_spec checks an --event (the error text is returned, nothing sent); then the run
+    // gives it the next step every seed can take, applies it, writes it to events.csv and
+    // records it in spec.json's "live_events" (so --resume and a re-run replay it).
+    // eventOutcome() follows, and eventsApplied() once the seeds have applied it. Never blocks.
+    QString sendEvent(const RunEvent& event, int* id = nullptr);
+    // Each method's live settings as its trainer holds them now (label → key → value); empty
+    // before the first step.
+    std::map<std::string, std::map<std::string, double>> liveSettings() const;
+    // The running run's folder once it exists ("" before, or when nothing is written).
+    QString liveRunDir() const;
 
 Q_SIGNALS:
     void pointsArrived(const QVector<liftlab::SessionPoint>& points);
@@ -66,6 +82,10 @@ Q_SIGNALS:
     void finished(const QString& status, const QString& runDir);
     // The run could not start or broke off (bad data file, bad spec, ...).
     void failed(const QString& message);
+    // A change sent with sendEvent was scheduled (outcome.step) or refused (outcome.error).
+    void eventOutcome(const liftlab::SessionEventOutcome& outcome);
+    // Rows of events.csv as the seeds applied them (changes sent in and the spec's events).
+    void eventsApplied(const QVector<liftlab::SessionEvent>& events);
 
 private:
     // Everything the worker writes; guarded by mutex_ (any access must hold it).
@@ -74,6 +94,8 @@ private:
         QVector<SessionStatus> statuses;
         QVector<SessionSpectrum> spectra;
         QVector<SessionTrace> traces;
+        QVector<SessionEvent> events;
+        QVector<SessionEventOutcome> outcomes;
         double fraction = 0;
         int step = 0;
         int totalSteps = 0;
@@ -91,6 +113,8 @@ private:
     void onThreadFinished();
 
     std::unique_ptr<QThread> thread_;
+    ExperimentSpec spec_;
+    std::shared_ptr<LiveEvents> live_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> paused_{false};
     std::condition_variable resumed_;

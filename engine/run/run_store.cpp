@@ -272,11 +272,32 @@ std::vector<std::uint64_t> RunStore::shared_sizes() const {
 std::string RunStore::spec_sha256() const {
     if (spec_sha256_.empty()) try {
             spec_sha256_ =
-                hex_sha256(read_regular_file(path(run_folder::kSpec), kMaxJsonFileBytes));
+                spec_file_sha256(read_regular_file(path(run_folder::kSpec), kMaxJsonFileBytes));
         } catch (const DataError&) {
             return {};
         }
     return spec_sha256_;
+}
+
+void RunStore::record_live_events(const nlohmann::json& live_events) const {
+    const std::string file = path(run_folder::kSpec);
+    const std::string text = read_regular_file(file, kMaxJsonFileBytes);
+    if (spec_sha256_.empty()) spec_sha256_ = spec_file_sha256(text);  // as it started
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+    if (!j.is_object()) throw DataError(file, 0, "is not a JSON object");
+    j["live_events"] = live_events;
+    write_json(run_folder::kSpec, j);
+}
+
+std::string spec_file_sha256(const std::string& text) {
+    if (text.find("\"live_events\"") != std::string::npos) {
+        nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+        if (j.is_object() && j.contains("live_events")) {
+            j.erase("live_events");
+            return hex_sha256(j.dump(2) + "\n");  // RunStore::write_json's form
+        }
+    }
+    return hex_sha256(text);
 }
 
 void RunStore::write_json(const std::string& file, const nlohmann::json& j) const {

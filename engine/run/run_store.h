@@ -64,9 +64,12 @@ public:
     std::vector<std::uint64_t> shared_sizes() const;
     static const std::vector<const char*>& shared_files();
 
-    // SHA-256 of the folder's spec.json as it is on disk (read once), or "" when it cannot be
-    // read: each resume state records it, and --resume refuses a spec.json edited since.
+    // spec_file_sha256 of the folder's spec.json (read once), or "" when it cannot be read: each
+    // resume state records it, and --resume refuses a spec.json edited since.
     std::string spec_sha256() const;
+    // Rewrites spec.json with `live_events` (the events sent into the running run,
+    // training/live_events.h) under "live_events", beside what it holds; its spec_sha256 stays.
+    void record_live_events(const nlohmann::json& live_events) const;
 
 private:
     // Appends whole `rows` to the folder's CSV file `name`, opening it on first use (a new or
@@ -87,5 +90,11 @@ private:
 
 // The readers of these files (read_metrics_csv, read_spectra_csv, …, read_summary_json) are in
 // run/run_files.h.
+
+// The digest a run's states carry of its spec.json `text`: SHA-256 of the bytes as the run wrote
+// them at its start. Events sent in while it ran ("live_events", RunStore::record_live_events)
+// are left out — the file as written without that key — so a state saved before one was added
+// still continues the same run; they only add steps at or after every saved state's.
+std::string spec_file_sha256(const std::string& text);
 
 }  // namespace liftlab

@@ -806,6 +806,15 @@ ExperimentSpec read_spec(const nlohmann::json& j, bool check) {
         for (size_t i = 0; i < arr.size(); ++i)
             s.events.push_back(parse_run_event(arr[i], "events[" + std::to_string(i) + "]"));
     }
+    // A run folder's record of the events sent in while it ran (the window; RunStore::
+    // record_live_events): they are events like the others, after them.
+    if (r.has("live_events")) {
+        const auto& arr = r.raw("live_events");
+        if (!arr.is_array())
+            throw SpecError("live_events", "expected an array, got " + describe(arr));
+        for (size_t i = 0; i < arr.size(); ++i)
+            s.events.push_back(parse_run_event(arr[i], "live_events[" + std::to_string(i) + "]"));
+    }
     r.finish();
     return s;
 }

@@ -200,7 +200,8 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
                                       "resume from");
     const auto units = static_cast<int>(expand_sweep(spec).size() * spec.seeds.size());
     const std::string spec_file = dir + "/" + run_folder::kSpec;
-    const std::string spec_digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
+    const std::string spec_digest =
+        spec_file_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
     plan->shard = recorded_shard(spec_file);
     const Shard& shard = plan->shard;
     int last = -1;
@@ -378,7 +379,7 @@ std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
                                 named->label + "\"}]')");
     }
     const std::string spec_file = child.parent + "/" + run_folder::kSpec;
-    const std::string digest = hex_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
+    const std::string digest = spec_file_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
     const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
     for (int u = 0; u < units; ++u) {
         const std::string file = fork_state_path(child.parent, u, child.fork_step);

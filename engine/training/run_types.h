@@ -33,6 +33,10 @@ struct RunOptions {
     // A forked run (spec.parent): the parent's states it starts from (training/resume.h). Set by
     // run_experiment from the spec when null.
     std::shared_ptr<const struct ForkPlan> fork;
+    // Settings changed and pushes sent while the run trains (a front end submits them;
+    // training/live_events.h): applied at a step every unit can still take, recorded in spec.json
+    // ("live_events") and events.csv. Null: the spec's events only.
+    std::shared_ptr<class LiveEvents> live_events;
 };
 
 struct MethodRunSummary {

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/activity.h"
+#include "core/bounded_input.h"
 #include "core/c_numbers.h"
 #include "core/compute_threads.h"
 #include "core/device.h"
@@ -34,6 +35,7 @@
 #include "nn/torchscript_backbone.h"
 #include "run/folder_lock.h"
 #include "run/run_store.h"
+#include "training/live_events.h"
 #include "training/model_probe.h"
 #include "training/resume.h"
 #include "training/run_reporter.h"
@@ -115,6 +117,8 @@ private:
     const RunOptions& options_;
     const ProgressCallback& on_progress_;
     std::vector<std::pair<std::string, ExperimentSpec>> sub_specs_;
+    // Events sent in while the run trains (RunOptions::live_events): recorded in spec.json.
+    void begin_live_events();
     std::optional<RunStore> store_;  // set once the run folder exists
     std::optional<FolderLock> lock_;
     RunResult result_;
@@ -324,6 +328,27 @@ void Run::create_folder() {
     write_test_data();
 }
 
+void Run::begin_live_events() {
+    if (!options_.live_events) return;
+    LiveEvents::RecordCallback record;
+    if (store_) {
+        store_->spec_sha256();  // the digest as started, read before any thread writes spec.json
+        // A resumed run keeps the live events of its earlier sessions and adds its own after them.
+        nlohmann::json earlier = nlohmann::json::array();
+        if (options_.resume) {
+            const auto j = read_json_file(store_->path(run_folder::kSpec));
+            if (j.is_object() && j.contains("live_events")) earlier = j["live_events"];
+        }
+        record = [this, earlier](const std::vector<RunEvent>& events) {
+            nlohmann::json all = earlier;
+            for (const auto& e : events) all.push_back(to_json(e));
+            store_->record_live_events(all);
+        };
+    }
+    options_.live_events->begin_run(top_.steps, std::move(record),
+                                    store_ ? store_->dir() : std::string());
+}
+
 // models/test_data.pt beside the exported models, so that a PyTorch user reproduces a logged
 // test metric from the files alone; not for splits above 16 MB (the user has those data).
 void Run::write_test_data() {
@@ -448,6 +473,7 @@ RunResult Run::execute() {
     }
     record_model_hashes();
     create_folder();
+    begin_live_events();
     const double total_units =
         static_cast<double>(sub_specs_.size()) * top_.seeds.size() * top_.steps;
     RunReporter reporter(store_ ? &*store_ : nullptr, on_progress_, cancelled_, total_units);
@@ -492,6 +518,13 @@ RunResult run_experiment(const ExperimentSpec& spec, const RunOptions& given,
     ExperimentSpec recorded = spec;
     if (options.fork) recorded.fork_source = options.fork->fork_source;
     Run run(recorded, options, on_progress);
+    // Events still pending when the run ends are refused; the record callback (into `run`) goes.
+    struct EndLive {
+        LiveEvents* live;
+        ~EndLive() {
+            if (live) live->end_run();
+        }
+    } end_live{options.live_events.get()};
     try {
         return run.execute();
     } catch (const std::exception& e) {

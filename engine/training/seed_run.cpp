@@ -23,6 +23,7 @@
 #include "lastlayer/proximal_solve.h"
 #include "run/state_archive.h"
 #include "run/trajectory_file.h"
+#include "training/live_events.h"
 #include "training/method_trainer.h"
 #include "training/resume.h"
 
@@ -351,10 +352,13 @@ bool SeedRun::has_event_at(int step) const {
     return false;
 }
 
-void SeedRun::apply_events(int step) {
+void SeedRun::apply_events(int step, const std::vector<RunEvent>& live) {
+    std::vector<RunEvent> now;
+    for (const auto& e : spec_.events)
+        if (e.step == step) now.push_back(e);
+    now.insert(now.end(), live.begin(), live.end());
     std::vector<RunStore::EventRow> rows;
-    for (const auto& e : spec_.events) {
-        if (e.step != step) continue;
+    for (const auto& e : now) {
         if (e.method == "push") {
             // The same coordinates for every method of this seed (and this step).
             const std::uint64_t draw = seed_ ^ 0x9054'0000ULL ^ static_cast<std::uint64_t>(step);
@@ -381,14 +385,31 @@ void SeedRun::apply_events(int step) {
                                          e.key + "'");
             s.live->set_live_setting(e.key, e.value);
             rows.push_back({step, s.summary.method, seed_, e.key, it->second, e.value});
+            if (options_.live_events)
+                options_.live_events->report_settings(s.label, s.live->live_settings());
         }
     }
-    if (rows.empty() || options_.out_dir.empty()) return;
+    if (rows.empty()) return;
+    if (options_.live_events) {
+        std::vector<AppliedEvent> applied;
+        for (const auto& r : rows)
+            applied.push_back({r.step, r.method, r.seed, r.key, r.old_value, r.new_value});
+        options_.live_events->applied(applied);
+    }
+    if (options_.out_dir.empty()) return;
     reporter_.write_ordered(
         where_.unit, [rows = std::move(rows)](RunStore& store) { store.append_events(rows); });
 }
 
 void SeedRun::run() {
+    // However the unit ends, it takes no more live events (training/live_events.h).
+    struct LiveUnitDone {
+        LiveEvents* live;
+        int unit;
+        ~LiveUnitDone() {
+            if (live) live->unit_done(unit);
+        }
+    } live_done{options_.live_events.get(), where_.unit};
     const UnitResumeState* resumed = options_.resume ? options_.resume->find(where_.unit) : nullptr;
     if (resumed && resumed->restart) resumed = nullptr;  // from its start, as if new
     if (resumed && resumed->finished) {
@@ -435,6 +456,9 @@ void SeedRun::run() {
         const int first_spectrum = std::min(spec_.diagnostics.spectrum_every, spec_.steps);
         fixed_spectrum_logged_ = first_spectrum > 0 && fork.step >= first_spectrum;
     }
+    if (options_.live_events)
+        for (const auto& s : slots_)
+            if (s.live) options_.live_events->report_settings(s.label, s.live->live_settings());
     std::vector<MethodRunSummary> starting;
     for (const auto& s : slots_) starting.push_back(s.summary);
     reporter_.started(where_.unit,
@@ -465,8 +489,19 @@ void SeedRun::run() {
     caller_threads_ = torch::get_num_threads();
     if (groups_ > 1) set_compute_threads(1);
     for (int step = first_step; step <= spec_.steps; ++step) {
-        apply_events(step - 1);  // an event at step N acts on steps N+1…
-        const int last = groups_ > 1 ? next_sync_step(step) : step;
+        int last = step;
+        if (options_.live_events) {
+            // Events sent in while the run trains get their step here (training/live_events.h).
+            const auto live = options_.live_events->at_boundary(
+                where_.unit, step - 1, [&](const std::function<bool(int)>& live_event_at) {
+                    if (groups_ > 1) last = next_sync_step(step, live_event_at);
+                    return last;
+                });
+            apply_events(step - 1, live);  // an event at step N acts on steps N+1…
+        } else {
+            apply_events(step - 1);
+            if (groups_ > 1) last = next_sync_step(step);
+        }
         if (!train_steps(step, last)) {
             cancelled_ = true;
             break;
@@ -525,12 +560,13 @@ bool SeedRun::train_steps(int first, int last) {
     return true;
 }
 
-int SeedRun::next_sync_step(int step) const {
+int SeedRun::next_sync_step(int step, const std::function<bool(int)>& live_event_at) const {
     // The next step at which every method is looked at (log, diagnostics, checkpoint).
     const auto& d = spec_.diagnostics;
     for (;; ++step)
         if (step % spec_.log_every == 0 || step == spec_.steps || every(step, d.spectrum_every) ||
-            every(step, d.one_step_every) || every(step, d.checkpoint_every) || has_event_at(step))
+            every(step, d.one_step_every) || every(step, d.checkpoint_every) ||
+            has_event_at(step) || (live_event_at && live_event_at(step)))
             return step;
 }
 

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -102,10 +103,11 @@ private:
                           const std::string& p, int step, const std::string& file);
     // After a restore to `step`: the live settings the spec and the events before `step` give.
     void replay_settings(int step);
-    // The events at `step`, applied to the live trainers (after that step, before the next)
-    // and written to events.csv.
-    void apply_events(int step);
-    bool has_event_at(int step) const;
+    // The events at `step` — the spec's, then `live` (sent into the running run,
+    // training/live_events.h) — applied to the trainers (after that step, before the next) and
+    // written to events.csv.
+    void apply_events(int step, const std::vector<RunEvent>& live = {});
+    bool has_event_at(int step) const;  // a spec event
     void finish_slot(Slot& s, RunStatus status, int step, const std::string& reason);
     Ending train_slot(Slot& s, int step);
     bool stop_requested() const;
@@ -116,7 +118,8 @@ private:
     bool train_steps(int first, int last);
     bool train_chunk(int first, int last);
     std::vector<std::vector<size_t>> balance_methods() const;
-    int next_sync_step(int step) const;
+    // `live_event_at`: whether a live event is scheduled at a step (null: none).
+    int next_sync_step(int step, const std::function<bool(int)>& live_event_at = nullptr) const;
     // Log point, diagnostics and final metrics of `step`; false when the run is cancelled.
     bool observe(int step);
     void emit(Slot& s, int step, const std::string& metric, double value);
