@@ -4,11 +4,10 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QFileSystemWatcher>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QTimer>
 #include <algorithm>
 
+#include "run/run_files.h"
 #include "run_folder_schema.h"
 
 namespace liftlab {
@@ -16,7 +15,6 @@ namespace liftlab {
 namespace {
 
 constexpr int kDebounceMs = 250;  // a burst of file events (tmp file + rename) → one re-read
-constexpr qint64 kMaxSpecBytes = 16 << 20;  // larger than any spec.json LiftLab writes
 
 QString summaryName() {
     return QString::fromLatin1(run_folder::kSummary);
@@ -26,13 +24,22 @@ QString summaryName() {
 
 QString forkParentOf(const QString& runDir, int* forkStep) {
     if (forkStep) *forkStep = 0;
-    QFile file(QDir(runDir).filePath(QString::fromLatin1(run_folder::kSpec)));
-    if (!file.open(QIODevice::ReadOnly) || file.size() > kMaxSpecBytes) return {};
-    const QJsonObject spec = QJsonDocument::fromJson(file.readAll()).object();
-    const QString parent = spec.value(QStringLiteral("parent")).toString();
-    if (parent.isEmpty()) return {};
-    if (forkStep) *forkStep = spec.value(QStringLiteral("fork_step")).toInt();
-    return QDir::cleanPath(QDir(runDir).absoluteFilePath(parent));
+    nlohmann::json spec;
+    try {  // the run folder's one reader of spec.json (run/run_files.h): bounded
+        spec = read_spec_json(
+                   QDir(runDir).filePath(QString::fromLatin1(run_folder::kSpec)).toStdString())
+                   .json;
+    } catch (const std::exception&) {
+        return {};
+    }
+    const auto parent = spec.find("parent");
+    if (parent == spec.end() || !parent->is_string() || parent->get<std::string>().empty())
+        return {};
+    const auto step = spec.find("fork_step");
+    if (forkStep && step != spec.end() && step->is_number_integer())
+        *forkStep = static_cast<int>(step->get<long long>());
+    return QDir::cleanPath(
+        QDir(runDir).absoluteFilePath(QString::fromStdString(parent->get<std::string>())));
 }
 
 bool RunFolderScanner::Stamp::operator==(const Stamp& o) const {
@@ -100,7 +107,7 @@ void RunFolderScanner::scan(bool rereadAll) {
         const Stamp stamp = stampOf(path);
         const bool fresh = !runs_.contains(path);
         if (fresh || rereadAll || dirty_.contains(path) || !(stamps_.value(path) == stamp)) {
-            RunRecord record;
+            HistoryRun record;
             record.info = readRunFolder(path);
             record.parent = forkParentOf(path, &record.forkStep);
             runs_.insert(path, record);

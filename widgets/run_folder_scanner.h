@@ -21,7 +21,7 @@ class QTimer;
 namespace liftlab {
 
 // One listed run: what run_folder_info read, and its fork parent.
-struct RunRecord {
+struct HistoryRun {
     RunFolderInfo info;
     QString parent;    // spec.json "parent" (absolute, cleaned), "" for a run from scratch
     int forkStep = 0;  // spec.json "fork_step"
@@ -46,7 +46,7 @@ public:
     void scan(bool rereadAll);
 
     // Every listed run, by path.
-    const QMap<QString, RunRecord>& runs() const { return runs_; }
+    const QMap<QString, HistoryRun>& runs() const { return runs_; }
     // The folders and files watched now (tests).
     QStringList watchedPaths() const;
 
@@ -68,7 +68,7 @@ private:
     QTimer* debounce_;
     QString root_;
     int depth_ = 2;
-    QMap<QString, RunRecord> runs_;
+    QMap<QString, HistoryRun> runs_;
     QMap<QString, Stamp> stamps_;
     QSet<QString> dirty_;  // run folders a watcher signal named since the last scan
 };

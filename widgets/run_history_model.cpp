@@ -107,7 +107,7 @@ void RunHistoryModel::fillBest(const RunFolderInfo& info, Row* row) {
 }
 
 // The cells of one run (what the old QTreeWidget row held).
-RunHistoryModel::Row RunHistoryModel::makeRow(const RunRecord& record) {
+RunHistoryModel::Row RunHistoryModel::makeRow(const HistoryRun& record) {
     const RunFolderInfo& info = record.info;
     Row r;
     r.record = record;
@@ -173,7 +173,7 @@ RunHistoryModel::Row RunHistoryModel::makeRow(const RunRecord& record) {
     return r;
 }
 
-QMap<QString, QString> RunHistoryModel::treeOf(const QMap<QString, RunRecord>& runs) {
+QMap<QString, QString> RunHistoryModel::treeOf(const QMap<QString, HistoryRun>& runs) {
     QMap<QString, QString> tree;
     for (auto it = runs.cbegin(); it != runs.cend(); ++it) {
         QString parent = it->parent;
@@ -192,7 +192,7 @@ QMap<QString, QString> RunHistoryModel::treeOf(const QMap<QString, RunRecord>& r
     return tree;
 }
 
-void RunHistoryModel::setRuns(const QMap<QString, RunRecord>& runs, const QStringList& changed) {
+void RunHistoryModel::setRuns(const QMap<QString, HistoryRun>& runs, const QStringList& changed) {
     const QMap<QString, QString> tree = treeOf(runs);
     if (tree == tree_) {
         for (const QString& path : changed) {
@@ -228,7 +228,7 @@ void RunHistoryModel::setRuns(const QMap<QString, RunRecord>& runs, const QStrin
     endResetModel();
 }
 
-const RunRecord* RunHistoryModel::record(const QString& path) const {
+const HistoryRun* RunHistoryModel::record(const QString& path) const {
     const int i = byPath_.value(path, -1);
     return i < 0 ? nullptr : &rows_[i].record;
 }

@@ -1,4 +1,4 @@
-// The run history as an item model: one row per run folder (RunRecord, run_folder_scanner.h),
+// The run history as an item model: one row per run folder (HistoryRun, run_folder_scanner.h),
 // forked runs as children of their parent run (spec.json "parent") when the parent is listed,
 // with the columns of the history browser. Each cell has its text (DisplayRole), a tooltip, an
 // icon (status dot, best method's colour swatch), and a sort key (kSortRole: a number for
@@ -38,9 +38,9 @@ public:
     explicit RunHistoryModel(QObject* parent = nullptr);
 
     // Shows `runs`; `changed` names the ones read again since the last call.
-    void setRuns(const QMap<QString, RunRecord>& runs, const QStringList& changed);
+    void setRuns(const QMap<QString, HistoryRun>& runs, const QStringList& changed);
     int runCount() const { return rows_.size(); }
-    const RunRecord* record(const QString& path) const;
+    const HistoryRun* record(const QString& path) const;
     QModelIndex indexOfPath(const QString& path, int column = ColRun) const;
     // The listed parent of a run ("" for a top-level row).
     QString parentRun(const QString& path) const;
@@ -55,7 +55,7 @@ public:
 
 private:
     struct Row {
-        RunRecord record;
+        HistoryRun record;
         QString text[ColumnCount], tip[ColumnCount];
         QVariant sort[ColumnCount];
         QIcon statusIcon, bestIcon;
@@ -63,11 +63,11 @@ private:
         QVector<int> children;
         int position = 0;  // row under its parent
     };
-    static Row makeRow(const RunRecord& record);
+    static Row makeRow(const HistoryRun& record);
     static void fillBest(const RunFolderInfo& info, Row* row);
     // Each run's listed parent ("" for none): a parent that is not listed, the run itself or a
     // cycle of parents makes it a top-level row.
-    static QMap<QString, QString> treeOf(const QMap<QString, RunRecord>& runs);
+    static QMap<QString, QString> treeOf(const QMap<QString, HistoryRun>& runs);
 
     QVector<Row> rows_;
     QVector<int> roots_;

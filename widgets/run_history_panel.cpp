@@ -30,7 +30,7 @@ namespace liftlab {
 
 namespace {
 
-constexpr int kIconSize = 12;         // logical pixels of the status dot and the method swatch
+constexpr int kPanelIconSize = 12;         // logical pixels of the status dot and the method swatch
 constexpr int kMaxColumnWidth = 220;  // cap of a column sized to its contents
 
 QString cleanAbsolute(const QString& path) {
@@ -93,7 +93,7 @@ RunHistoryPanel::RunHistoryPanel(QWidget* parent)
     view_->setSelectionBehavior(QAbstractItemView::SelectRows);
     view_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     view_->setContextMenuPolicy(Qt::CustomContextMenu);
-    view_->setIconSize(QSize(kIconSize, kIconSize));
+    view_->setIconSize(QSize(kPanelIconSize, kPanelIconSize));
     view_->setSortingEnabled(true);
     view_->sortByColumn(ColDate, Qt::DescendingOrder);
     QHeaderView* header = view_->header();
@@ -275,7 +275,7 @@ void RunHistoryPanel::setRowSelected(int row, bool selected) {
 }
 
 RunFolderInfo RunHistoryPanel::runInfo(const QString& path) const {
-    const RunRecord* record = model_->record(cleanAbsolute(path));
+    const HistoryRun* record = model_->record(cleanAbsolute(path));
     return record ? record->info : RunFolderInfo();
 }
 
@@ -312,7 +312,7 @@ QStringList RunHistoryPanel::selectedRuns() const {
 }
 
 bool RunHistoryPanel::isOpenable(const QString& path) const {
-    const RunRecord* record = model_->record(path);
+    const HistoryRun* record = model_->record(path);
     return record && record->info.valid;
 }
 

@@ -6,13 +6,14 @@
 #include <limits>
 
 #include "curve_series.h"
+#include "example_output.h"
 
 using liftlab::CurveSeries;
+using liftlab::test::kInf;
+using liftlab::test::kNaN;
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kEmaTol = 1e-14;  // a few roundings of numbers near 1
 
 }  // namespace

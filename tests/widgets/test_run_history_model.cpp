@@ -16,13 +16,13 @@ using liftlab::RunFolderScanner;
 using liftlab::RunHistoryFilterProxy;
 using liftlab::RunHistoryModel;
 using liftlab::RunHistorySortProxy;
-using liftlab::RunRecord;
+using liftlab::HistoryRun;
 
 namespace {
 
-RunRecord record(const QString& path, const QString& created, double best,
+HistoryRun record(const QString& path, const QString& created, double best,
                  const QString& parent = {}, int forkStep = 0) {
-    RunRecord r;
+    HistoryRun r;
     r.info.path = path;
     r.info.name = QStringLiteral("cf-regression");
     r.info.taskKind = QStringLiteral("teacher-regression");
@@ -36,8 +36,8 @@ RunRecord record(const QString& path, const QString& created, double best,
     return r;
 }
 
-QMap<QString, RunRecord> family() {
-    QMap<QString, RunRecord> runs;
+QMap<QString, HistoryRun> family() {
+    QMap<QString, HistoryRun> runs;
     runs.insert("/r/a", record("/r/a", "2026-12-01T09:00:00", 0.5));
     runs.insert("/r/b", record("/r/b", "2026-12-01T10:00:00", 0.2));
     runs.insert("/r/a1", record("/r/a1", "2026-12-01T11:00:00", 0.3, "/r/a", 40));
@@ -48,12 +48,12 @@ QMap<QString, RunRecord> family() {
 }
 
 // Paths of every row of `m` under `parent`, depth first, "(child)" nesting as indentation.
-QStringList walk(const QAbstractItemModel& m, const QModelIndex& parent = {}, int depth = 0) {
+QStringList walkHistory(const QAbstractItemModel& m, const QModelIndex& parent = {}, int depth = 0) {
     QStringList out;
     for (int r = 0; r < m.rowCount(parent); ++r) {
         const QModelIndex i = m.index(r, 0, parent);
         out << QString(depth * 2, QLatin1Char(' ')) + i.data(RunHistoryModel::kPathRole).toString();
-        out += walk(m, i, depth + 1);
+        out += walkHistory(m, i, depth + 1);
     }
     return out;
 }
@@ -71,7 +71,7 @@ TEST(RunHistoryModel, ForksAreChildrenOfTheirListedParent) {
     model.setRuns(family(), family().keys());
     EXPECT_EQ(model.runCount(), 6);
     EXPECT_EQ(model.rowCount(), 3);  // a, b and the orphan (its parent is not listed)
-    EXPECT_EQ(walk(model),
+    EXPECT_EQ(walkHistory(model),
               (QStringList{"/r/a", "  /r/a1", "    /r/a11", "  /r/a2", "/r/b", "/r/orphan"}));
     EXPECT_EQ(model.parentRun("/r/a11"), "/r/a1");
     EXPECT_EQ(model.parentRun("/r/orphan"), "");
@@ -88,7 +88,7 @@ TEST(RunHistoryModel, ForksAreChildrenOfTheirListedParent) {
 }
 
 TEST(RunHistoryModel, ACycleOfParentsIsListedAtTheTopLevel) {
-    QMap<QString, RunRecord> runs;
+    QMap<QString, HistoryRun> runs;
     runs.insert("/r/x", record("/r/x", "2026-12-01T09:00:00", 1, "/r/y"));
     runs.insert("/r/y", record("/r/y", "2026-12-01T10:00:00", 1, "/r/x"));
     runs.insert("/r/z", record("/r/z", "2026-12-01T11:00:00", 1, "/r/z"));
@@ -127,23 +127,23 @@ TEST(RunHistoryProxies, SortKeepsFamiliesAndFilterKeepsParents) {
     // Best result ascending: numbers compared as numbers; forks sorted among their siblings.
     filtered.sort(RunHistoryModel::ColBest, Qt::AscendingOrder);  // forwarded to `sorted`
     EXPECT_EQ(sorted.sortColumn(), RunHistoryModel::ColBest);
-    EXPECT_EQ(walk(filtered),
+    EXPECT_EQ(walkHistory(filtered),
               (QStringList{"/r/b", "/r/a", "  /r/a2", "  /r/a1", "    /r/a11", "/r/orphan"}));
     // Date descending (the default view): newest first at each level.
     sorted.sort(RunHistoryModel::ColDate, Qt::DescendingOrder);
-    EXPECT_EQ(walk(filtered),
+    EXPECT_EQ(walkHistory(filtered),
               (QStringList{"/r/b", "/r/a", "  /r/a2", "  /r/a1", "    /r/a11", "/r/orphan"}));
     // Equal sort keys: the date breaks the tie.
     sorted.sort(RunHistoryModel::ColTask, Qt::AscendingOrder);
-    EXPECT_EQ(walk(filtered).front(), "/r/orphan");  // 08:00, the oldest top-level run
+    EXPECT_EQ(walkHistory(filtered).front(), "/r/orphan");  // 08:00, the oldest top-level run
 
     // Every word must match (case-insensitively); a matching fork keeps its parents shown.
     filtered.setWords(QStringLiteral("A11 fork"));
-    EXPECT_EQ(walk(filtered), (QStringList{"/r/a", "  /r/a1", "    /r/a11"}));
+    EXPECT_EQ(walkHistory(filtered), (QStringList{"/r/a", "  /r/a1", "    /r/a11"}));
     filtered.setWords(QStringLiteral("cf-regression nothing"));
-    EXPECT_TRUE(walk(filtered).isEmpty());
+    EXPECT_TRUE(walkHistory(filtered).isEmpty());
     filtered.setWords(QString());
-    EXPECT_EQ(walk(filtered).size(), 6);
+    EXPECT_EQ(walkHistory(filtered).size(), 6);
 }
 
 TEST(RunFolderScanner, ReadsForkParentsAndRereadsOnlyChangedFolders) {
