@@ -101,20 +101,42 @@ def main():
 
 
 def load_all(path):
-    return [t.tolist() for t in load_tensors(path)]
+    return load_tensors(path)
 
 
 def load_steps(path):
-    return [int(s) for s in load_tensors(path)[0].tolist()]
+    return [int(s) for s in load_tensors(path)[0]]
 
 
 def load_tensors(path):
-    import torch  # only when a trajectory must be read (it costs a second to import)
+    """[steps, θ-space rows, lifted rows] of a trajectory file: LiftLab's state format
+    (engine/run/state_archive.h: "LIFTLAB-STATE 1\n<index length>\n<JSON index>\n<raw bytes>";
+    keys "steps", "theta", "lifted"), read here with the standard library only."""
+    import struct
 
-    # C++ torch::save(std::vector<Tensor>) writes an archive Python reads with torch.jit.load;
-    # its tensors are the module's parameters "0" (steps), "1" (θ-space), "2" (lifted space).
-    m = torch.jit.load(path)
-    return [getattr(m, str(i)) for i in range(3)]
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = b"LIFTLAB-STATE 1\n"
+    if not data.startswith(magic):
+        raise ValueError(f"{path}: not a LiftLab state file")
+    eol = data.index(b"\n", len(magic))
+    head_len = int(data[len(magic):eol])
+    index = json.loads(data[eol + 1:eol + 1 + head_len])
+    raw = data[eol + 1 + head_len + 1:]
+    codes = {"float32": "f", "float64": "d", "int64": "q", "uint8": "B"}
+
+    def tensor(key):
+        e = index[key]
+        n = 1
+        for d in e["shape"]:
+            n *= d
+        flat = list(struct.unpack_from(f"<{n}{codes[e['tensor']]}", raw, e["offset"]))
+        if len(e["shape"]) <= 1:
+            return flat
+        width = n // e["shape"][0] if e["shape"][0] else 0
+        return [flat[i * width:(i + 1) * width] for i in range(e["shape"][0])]
+
+    return [tensor("steps"), tensor("theta"), tensor("lifted")]
 
 
 if __name__ == "__main__":
