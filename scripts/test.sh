@@ -22,7 +22,7 @@ if [ "${LIFTLAB_SANITIZERS:-1}" = 1 ]; then
   # preset, the GUI suites) run in the dev pass only; the input, parsing, writing and start-up
   # paths, where memory errors hide, run under the sanitizers too.
   # Every 4th case of the hostile-input census (≈ 80 CLI starts, ≈ 110 s here) runs there too.
-  asan_tests=${LIFTLAB_ASAN_TESTS:-'^bad_input_|^cli_(list|run|bad_spec|killed|interrupted|census|byo_bad_files)$|^gui_autostart_export$|^(BoundedInput|PathComponent|HostileSpec|HostileData|RunStore|RunStoreWrites|ExperimentSpec|CsvRegression|IdxLoader|FashionMnistLoader|CifarBinary|Device|TanhKernel|FastTanh|ReadoutKernel|NdEbmTables|StateArchive|BlasSelfCheck)\.|^TorchScript(Backbone|Icnn)\.BadFiles|^Resume\.Refuses'}
+  asan_tests=${LIFTLAB_ASAN_TESTS:-'^bad_input_|^cli_(list|run|bad_spec|killed|interrupted|census|byo_bad_files)$|^gui_autostart_export$|^(BoundedInput|PathComponent|HostileSpec|HostileData|RunStore|RunStoreWrites|ExperimentSpec|CsvRegression|IdxLoader|FashionMnistLoader|CifarBinary|Device|TanhKernel|FastTanh|ReadoutKernel|NdEbmTables|StateArchive|BlasSelfCheck|RunFiles|SpecFields|TorchScriptArchive|TorchScriptArchiveCheck|TorchScriptPickle|TorchScriptCodeCheck|TorchScriptTensorCheck)\.|^TorchScript(Backbone|Icnn)\.BadFiles|^Resume\.Refuses'}
   bash scripts/build.sh asan liftlab-cli liftlab engine_tests
   LIFTLAB_CENSUS_STRIDE=${LIFTLAB_CENSUS_STRIDE:-4} ctest --preset asan -R "$asan_tests"
   bash scripts/fuzz.sh "${LIFTLAB_FUZZ_SECONDS:-10}"

@@ -329,11 +329,15 @@ def folder_cases(templates):
     ]:
         damaged(cf, "spectra.csv", change, report, ["spectra.csv:", "left out"], f"report: spectra {name}",
                 code=0)
-    for file, bad_rows in (("traces.csv", [b"1,lifter,0,x,1\n", b"1,lifter\n", b"a,b,c,d,e\n"]),
+    for file, bad_rows in (("traces.csv", [b"1,lifter,0,x,1\n", b"1,lifter\n"]),
                            ("dwells.csv", [b"lifter,0,x\n", b"lifter\n", b"lifter,0,-5\n"])):
         for i, row in enumerate(bad_rows):
             damaged(icnn, file, lambda b, row=row: b + row, report, [file + ":", "left out"],
                     f"report: {file} row {i}", code=0)
+    # A row whose step is not an integer is not a row LiftLab wrote: the report stops, naming
+    # the file and line (the rule of every run-folder CSV, run/run_files.h).
+    damaged(icnn, "traces.csv", lambda b: b + b"a,b,c,d,e\n", report,
+            ["traces.csv:", "is not an integer"], "report: traces.csv step not an integer")
     # Trajectory checkpoints, read by landscape.
     landscape = ["landscape", "run", "--grid", "3", "--space", "theta"]
     traj = "trajectories/lifter_seed0.pt"

@@ -13,6 +13,7 @@
 #include "data/dataset.h"
 #include "ebm/log_concave_targets.h"
 #include "ebm/quadrature.h"
+#include "run/trajectory_file.h"
 #include "spec/experiment_spec.h"
 #include "training/icnn_trainer.h"
 #include "training/runner.h"
@@ -189,14 +190,11 @@ TEST(IcnnTrainer, RunFolderHoldsTracesTrajectoriesAndFinalCrossCovariance) {
         EXPECT_TRUE(r.final_metrics.count("sigma2_jac")) << r.method;
         EXPECT_TRUE(r.final_metrics.count("tv")) << r.method;
         EXPECT_TRUE(r.final_metrics.count("shoulder_occupancy")) << r.method;
-        const auto file = result.run_dir + "/trajectories/" + r.method + "_seed0.pt";
-        std::vector<torch::Tensor> t;
-        torch::load(t, file);
-        ASSERT_EQ(t.size(), 3u);
+        const auto t = read_trajectory(trajectory_path(result.run_dir, r.method, 0));
         // Checkpoints at steps 0, 10, 20, 30, 40.
-        EXPECT_EQ(t[0].size(0), 5);
-        EXPECT_EQ(t[1].size(0), 5);
-        EXPECT_EQ(t[2].size(0), 5);
+        EXPECT_EQ(t.steps, (std::vector<std::int64_t>{0, 10, 20, 30, 40}));
+        EXPECT_EQ(t.theta.size(0), 5);
+        EXPECT_EQ(t.lifted.size(0), 5);
     }
     std::ifstream traces(result.run_dir + "/traces.csv");
     std::string line;
