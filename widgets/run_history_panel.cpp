@@ -30,7 +30,7 @@ namespace liftlab {
 
 namespace {
 
-constexpr int kPanelIconSize = 12;         // logical pixels of the status dot and the method swatch
+constexpr int kPanelIconSize = 12;    // logical pixels of the status dot and the method swatch
 constexpr int kMaxColumnWidth = 220;  // cap of a column sized to its contents
 
 QString cleanAbsolute(const QString& path) {

@@ -37,7 +37,8 @@ int main(int argc, char** argv) {
     QApplication::setOrganizationName(QStringLiteral("LiftLab"));
     QApplication::setApplicationName(QStringLiteral("LiftLab"));
     QApplication::setApplicationVersion(QStringLiteral(LIFTLAB_VERSION));
-    QGuiApplication::setDesktopFileName(QStringLiteral("io.github.liftlab.LiftLab"));  // its .desktop
+    QGuiApplication::setDesktopFileName(
+        QStringLiteral("io.github.liftlab.LiftLab"));  // its .desktop
     QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
     liftlab::installMethodPalette();
     const liftlab::StartupOptions options = liftlab::parseStartupOptions(app);

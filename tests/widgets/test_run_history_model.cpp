@@ -12,16 +12,16 @@
 #include "run_history_model.h"
 #include "run_history_proxy.h"
 
+using liftlab::HistoryRun;
 using liftlab::RunFolderScanner;
 using liftlab::RunHistoryFilterProxy;
 using liftlab::RunHistoryModel;
 using liftlab::RunHistorySortProxy;
-using liftlab::HistoryRun;
 
 namespace {
 
 HistoryRun record(const QString& path, const QString& created, double best,
-                 const QString& parent = {}, int forkStep = 0) {
+                  const QString& parent = {}, int forkStep = 0) {
     HistoryRun r;
     r.info.path = path;
     r.info.name = QStringLiteral("cf-regression");
@@ -48,7 +48,8 @@ QMap<QString, HistoryRun> family() {
 }
 
 // Paths of every row of `m` under `parent`, depth first, "(child)" nesting as indentation.
-QStringList walkHistory(const QAbstractItemModel& m, const QModelIndex& parent = {}, int depth = 0) {
+QStringList walkHistory(const QAbstractItemModel& m, const QModelIndex& parent = {},
+                        int depth = 0) {
     QStringList out;
     for (int r = 0; r < m.rowCount(parent); ++r) {
         const QModelIndex i = m.index(r, 0, parent);
