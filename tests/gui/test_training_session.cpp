@@ -115,7 +115,9 @@ TEST(TrainingSession, AHangingModelCheckEndsAtItsLimitOrAtStop) {
     if (model.isEmpty()) GTEST_SKIP() << "python3-torch cannot write the test model";
     nlohmann::json j = smallRegression(100);
     j["backbone"] = {{"kind", "torchscript"}, {"script", model.toStdString()}};
-    j["probe_timeout_seconds"] = 3;  // a LibTorch process takes ≈ 1 s to start on a busy machine
+    // A LibTorch process takes ≈ 1 s to start, and more than 3 s on a 2-core machine running a
+    // parallel ctest beside a build: 6 s leaves the child time to reach the hanging forward.
+    j["probe_timeout_seconds"] = 6;
     {
         TrainingSession session;
         QSignalSpy failed(&session, &TrainingSession::failed);
@@ -123,8 +125,8 @@ TEST(TrainingSession, AHangingModelCheckEndsAtItsLimitOrAtStop) {
         clock.start();
         ASSERT_TRUE(session.start(liftlab::parse_spec(j), dir.filePath(QStringLiteral("runs"))));
         ASSERT_TRUE(QTest::qWaitFor([&] { return failed.count() == 1; }, kRunTimeoutMs));
-        EXPECT_LT(clock.elapsed(), 3000 + 3000);  // the limit, then SIGKILL, the reap, the signal
-        EXPECT_TRUE(failed.at(0).at(0).toString().contains("forward did not return within 3 s"))
+        EXPECT_LT(clock.elapsed(), 6000 + 3000);  // the limit, then SIGKILL, the reap, the signal
+        EXPECT_TRUE(failed.at(0).at(0).toString().contains("forward did not return within 6 s"))
             << failed.at(0).at(0).toString().toStdString();
     }
     j["probe_timeout_seconds"] = 60;
