@@ -13,25 +13,13 @@
 #include <exception>
 #include <initializer_list>
 
+#include "control_row.h"
 #include "core/bounded_input.h"
 #include "landscape_panel.h"
 #include "run/run_folder_schema.h"
 #include "training/icnn_landscape.h"
 
 namespace liftlab {
-
-namespace {
-
-QWidget* landscapeControlRow(QWidget* parent, std::initializer_list<QWidget*> widgets) {
-    auto* w = new QWidget(parent);
-    auto* l = new QHBoxLayout(w);
-    l->setContentsMargins(6, 2, 6, 2);
-    for (QWidget* x : widgets) l->addWidget(x);
-    l->addStretch(1);
-    return w;
-}
-
-}  // namespace
 
 LandscapePage::LandscapePage(QWidget* parent)
     : QWidget(parent), worker_(new LandscapeWorker(this)) {
@@ -70,7 +58,7 @@ LandscapePage::LandscapePage(QWidget* parent)
     progress_->setMaximumWidth(160);
     connect(compute_, &QPushButton::clicked, this, [this] { compute(); });
     connect(cancel_, &QPushButton::clicked, this, &LandscapePage::cancel);
-    layout->addWidget(landscapeControlRow(
+    layout->addWidget(controlRow(
         this, {new QLabel(tr("Centre"), this), method_, seed_, new QLabel(tr("Plane"), this),
                directions_, gridTheta_, gridLifted_, compute_, cancel_, progress_}));
     panel_ = new LandscapePanel(this);

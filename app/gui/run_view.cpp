@@ -24,6 +24,7 @@
 #include <iterator>
 
 #include "ablation_panel.h"
+#include "control_row.h"
 #include "escape_panel.h"
 #include "figure_catalogue.h"
 #include "histogram_panel.h"
@@ -42,19 +43,6 @@
 #include "training/icnn_landscape.h"
 
 namespace liftlab {
-
-namespace {
-
-QWidget* row(QWidget* parent, std::initializer_list<QWidget*> widgets) {
-    auto* w = new QWidget(parent);
-    auto* l = new QHBoxLayout(w);
-    l->setContentsMargins(6, 2, 6, 2);
-    for (QWidget* x : widgets) l->addWidget(x);
-    l->addStretch(1);
-    return w;
-}
-
-}  // namespace
 
 QVector<RunView::TabInfo> RunView::tabInfos() {
     QVector<TabInfo> out = {
@@ -144,7 +132,7 @@ QWidget* RunView::buildCurvesTab() {
     });
     auto* hint = new QLabel(tr("drag: zoom · wheel: zoom · double-click: show all"), tab);
     hint->setStyleSheet(QStringLiteral("color: gray;"));
-    layout->addWidget(row(tab, {smoothingLabel, smoothing, smoothingValue, logBox, hint}));
+    layout->addWidget(controlRow(tab, {smoothingLabel, smoothing, smoothingValue, logBox, hint}));
     layout->addWidget(curves_, 1);
     return tab;
 }
@@ -184,7 +172,7 @@ QWidget* RunView::buildEscapeTab() {
             [this](int index) {
                 if (index >= 0) escape_->showTracesOf(escapeTraces_->itemData(index).toString());
             });
-    layout->addWidget(row(tab, {new QLabel(tr("θ̃ traces of"), tab), escapeTraces_}));
+    layout->addWidget(controlRow(tab, {new QLabel(tr("θ̃ traces of"), tab), escapeTraces_}));
     escape_ = new EscapePanel(tab);
     escape_->setCaption(
         tr("Top: θ̃ of a few constrained weights per method; the shaded band is the readout "
@@ -232,7 +220,7 @@ QWidget* RunView::buildAblationTab() {
            "bar means the emitted weights and the slack gradients vary in opposite directions, "
            "not a failure. Read its size against the permutation null (error bar, p): the full "
            "lifter reads clearly non-zero; a strategy without a slack is a structural 0."));
-    ll->addWidget(row(left, {thetaBox_}));
+    ll->addWidget(controlRow(left, {thetaBox_}));
     ll->addWidget(ablation_, 1);
     basins_ = new HistogramPanel(split);
     basins_->setValueLabel(tr("final test NLL (nats per sample)"));
@@ -252,7 +240,7 @@ QWidget* RunView::buildSweepTab() {
     connect(sweepMetric_, &QComboBox::currentTextChanged, this, [this](const QString& metric) {
         if (!metric.isEmpty()) showSweep(metric);
     });
-    layout->addWidget(row(tab, {new QLabel(tr("Final"), tab), sweepMetric_}));
+    layout->addWidget(controlRow(tab, {new QLabel(tr("Final"), tab), sweepMetric_}));
     sweep_ = new SweepPanel(tab);
     sweep_->setTitle(
         tr("Sweep: open or finish a run with a \"sweep\" block "
