@@ -67,7 +67,15 @@ const Sets kSgdBackbone = {"optimizer.kind=sgd", "optimizer.momentum=0.9", "opti
                            "sweep.values=[4]"};
 const Sets kLifterSoftplus = {R"(methods=[{"name":"lifter"},{"name":"softplus"}])"};
 const Sets kWide = {R"(methods=[{"name":"lifter"},{"name":"softplus-wide"},{"name":"softplus"}])"};
-const Sets kCpflowFast = {"steps=1500", "log_every=100"};
+// The fast tier keeps the sweep's 6 000 steps: over the first 91 seeds of the 8-Gaussians sweep the
+// lifter entered the low-loss basin between step 1 000 and 4 000 (median 1 800), so at 1 500 steps
+// the basin is not yet formed and a verdict there is about the transient, not the claim. The seeds
+// (4: the fewest at which Fisher's exact test can decide, 4/4 against 0/4 gives p = 0.014) and the
+// pgd arm of the symmetric control are what the fast tier drops.
+const Sets kCpflowFast = {"log_every=500"};
+const Sets kCpflowFastSymmetric = {
+    "log_every=500",
+    R"(methods=[{"name":"lifter","init_noise":0.5},{"name":"softplus","init_noise":0.5}])"};
 const Sets kCpflowTiny = {"steps=10", "log_every=5", "icnn.width=8", "icnn.lifter_body=[16,16,32]",
                           "task.n_test=128"};
 const Sets kSpirals = {"task.target=2spirals-demo"};
@@ -323,17 +331,18 @@ std::vector<Claim> make_registry() {
     // --- The lifter: CP-Flow, the authors' 100-seed sweeps ----------------------------------
     auto cpflow = [&](std::string id, std::string text, const std::string& preset,
                       const Sets& target) {
+        const bool symmetric = preset.find("symmetric") != std::string::npos;
         Claim c;
         c.id = std::move(id);
         c.text = std::move(text);
         c.paper =
             "a lower-loss basin direct softplus rarely finds (100 seeds, "
             "experiments_cpflow_demo_2d_f1" +
-            std::string(preset.find("symmetric") != std::string::npos ? "_symmetric" : "") + ")";
+            std::string(symmetric ? "_symmetric" : "") + ")";
         c.test = TestKind::Basin;
         c.cmp = compare("test_loss", "lifter", "softplus", "", true, false);
         c.tiny = run(preset, 2, join(target, kCpflowTiny));
-        c.fast = run(preset, 4, join(target, kCpflowFast));
+        c.fast = run(preset, 4, join(target, symmetric ? kCpflowFastSymmetric : kCpflowFast));
         c.full = run(preset, 100, target);
         c.figure = "final_loss_histogram";
         add(c);
