@@ -76,6 +76,10 @@ ExperimentSpec fork_parent_spec(const std::string& parent_dir);
 // closed-form methods; ICNN strategies on an ICNN of the same width, with a slack for the lifter
 // family). Throws SpecError (key "methods" or "fork_source") / DataError.
 std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child);
+// prepare_fork's checks without reading the states (the parent's spec.json and whether its state
+// files exist): cheap enough for a front end to say why a fork is refused before it starts. The
+// plan it returns has no `units`. Throws as prepare_fork does.
+std::shared_ptr<ForkPlan> check_fork(const ExperimentSpec& child);
 // states/unit<u>_step<s>.state of a run folder.
 std::string fork_state_path(const std::string& dir, int unit, int step);
 
