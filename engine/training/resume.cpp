@@ -287,7 +287,7 @@ ExperimentSpec fork_parent_spec(const std::string& parent_dir) {
     return resumable_spec(parent_dir);
 }
 
-int latest_fork_step(const std::string& parent_dir, int step) {
+std::vector<int> kept_fork_steps(const std::string& parent_dir) {
     const ExperimentSpec parent = fork_parent_spec(parent_dir);
     const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
     std::set<int> common;
@@ -302,6 +302,11 @@ int latest_fork_step(const std::string& parent_dir, int step) {
             common = both;
         }
     }
+    return {common.begin(), common.end()};
+}
+
+int latest_fork_step(const std::string& parent_dir, int step) {
+    const std::vector<int> common = kept_fork_steps(parent_dir);
     int best = -1;
     for (int s : common)
         if (s <= step) best = std::max(best, s);

@@ -68,6 +68,9 @@ struct ForkPlan {
 // The latest step at or before `step` at which every unit of the run in `parent_dir` kept a fork
 // state (spec key fork_state_every). Throws SpecError ("--from-step") naming what there is.
 int latest_fork_step(const std::string& parent_dir, int step);
+// Every step at which every unit of the run in `parent_dir` kept a fork state, ascending (empty
+// when there is none). Throws SpecError/DataError when its spec.json cannot be read.
+std::vector<int> kept_fork_steps(const std::string& parent_dir);
 // The parent's spec (its spec.json), for the child to start from.
 ExperimentSpec fork_parent_spec(const std::string& parent_dir);
 // Reads the states `child` (parent, fork_step) starts from and checks that they fit it: the same

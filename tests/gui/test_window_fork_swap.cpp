@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QMenu>
 #include <QPushButton>
+#include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolBar>
@@ -23,6 +24,7 @@
 
 #include "core/bounded_input.h"
 #include "experiment_form.h"
+#include "fork_point_slider.h"
 #include "loss_curve_panel.h"
 #include "main_window.h"
 #include "run_controls.h"
@@ -240,4 +242,61 @@ TEST(WindowFork, RefusedForkSaysWhyInTheFormAndStartsNothing) {
     EXPECT_EQ(spec.value("fork_source", std::string()), "adam");
     EXPECT_EQ(folderCount(out.path()), before + 1);
     std::printf("refusal test: %lld ms\n", static_cast<long long>(clock.elapsed()));
+}
+
+// The checkpoint slider under the curves: its positions are the run's kept fork steps (the
+// handle cannot stand between two), it follows the keyboard, and its button forks from the step
+// under the handle; it is hidden while a run goes on and in a comparison.
+TEST(WindowFork, CheckpointSliderSnapsToKeptStepsAndForksFromTheOneChosen) {
+    QElapsedTimer clock;
+    clock.start();
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    const QString parent = runParent(w, out.path());
+    ASSERT_FALSE(parent.isEmpty()) << w.statusText().toStdString();
+    ASSERT_TRUE(w.openRun(parent));
+    auto* points = w.findChild<liftlab::ForkPointSlider*>();
+    ASSERT_NE(points, nullptr);
+    EXPECT_TRUE(points->isVisible());
+    const std::vector<int> kept = liftlab::kept_fork_steps(parent.toStdString());
+    ASSERT_GE(kept.size(), 3u);
+    EXPECT_EQ(std::vector<int>(points->steps().begin(), points->steps().end()), kept);
+    QSlider* slider = points->slider();
+    EXPECT_EQ(slider->maximum() - slider->minimum() + 1, int(kept.size()));  // one position a step
+    EXPECT_EQ(points->currentStep(), kept.back());
+
+    // The keyboard walks the kept steps: Home → the first, → twice → the third.
+    slider->setFocus();
+    QTest::keyClick(slider, Qt::Key_Home);
+    EXPECT_EQ(points->currentStep(), kept[0]);
+    QTest::keyClick(slider, Qt::Key_Right);
+    QTest::keyClick(slider, Qt::Key_Right);
+    EXPECT_EQ(points->currentStep(), kept[2]);
+    auto* stepLabel = points->findChild<QLabel*>(QStringLiteral("forkPointStep"));
+    ASSERT_NE(stepLabel, nullptr);
+    EXPECT_EQ(stepLabel->text(), QStringLiteral("step %1").arg(kept[2]));
+    EXPECT_EQ(points->forkButton()->text(), QStringLiteral("Fork from step %1…").arg(kept[2]));
+    // A step between two kept ones snaps to the nearer (a tie to the earlier).
+    points->setNearestStep(kept[1] + (kept[2] - kept[1]) / 2);
+    EXPECT_EQ(points->currentStep(), kept[1]);
+    points->setNearestStep(kept[2] + 1);
+    EXPECT_EQ(points->currentStep(), kept[2]);
+
+    // Fork from step N… : the form is the fork from exactly that kept state.
+    QTest::mouseClick(points->forkButton(), Qt::LeftButton);
+    EXPECT_EQ(w.form()->forkParent(), parent) << w.statusText().toStdString();
+    EXPECT_EQ(w.form()->forkStep(), kept[2]);
+    QTest::mouseClick(startButton(w), Qt::LeftButton);
+    ASSERT_TRUE(w.session()->isRunning()) << w.statusText().toStdString();
+    EXPECT_FALSE(points->isVisible());  // not while a run goes on
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kSwapTestTimeoutMs));
+    const QString child = QDir::cleanPath(w.lastRunDir());
+    const nlohmann::json spec = liftlab::read_json_file(child.toStdString() + "/spec.json");
+    EXPECT_EQ(spec.value("fork_step", -1), kept[2]);
+    ASSERT_TRUE(w.compareRuns({parent, child}));
+    EXPECT_FALSE(points->isVisible());  // nor in a comparison
+    std::printf("checkpoint slider test: %lld ms\n", static_cast<long long>(clock.elapsed()));
 }
