@@ -719,7 +719,7 @@ void ExperimentForm::updateForkControls() {
     const QString chosen = forkSourceCombo_->currentData().toString();
     const QSignalBlocker block(forkSourceCombo_);
     forkSourceCombo_->clear();
-    forkSourceCombo_->addItem(tr("(choose the parent's method)"), QString());
+    forkSourceCombo_->addItem(tr("(choose)"), QString());
     for (const auto& m : parentMethods) {
         const QString label = methodLabel(m);
         const auto* info = methodOf(m);
@@ -985,6 +985,9 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
             check_fork(spec);
         } catch (const std::exception& e) {
             *error = tr("Cannot fork: %1").arg(QString::fromStdString(e.what()));
+            // The engine names the CLI's flag; the form's box is where to name the source here.
+            if (error->contains(QLatin1String("fork_source")))
+                *error += tr(" — here: New methods start from.");
             forkProblem_->setText(*error);
             forkProblem_->setVisible(true);
             return false;

@@ -323,6 +323,7 @@ bool MainWindow::forkFromStep(int step) {
         return false;
     }
     form_->setFork(parent, forkStep, step);
+    view_->forkPoints()->setNearestStep(forkStep);  // the slider shows where the fork starts
     showMessage(tr("Fork of %1 after step %2 (asked for step %3): change settings or methods "
                    "in the form, then Start.")
                     .arg(QFileInfo(parent).fileName())

@@ -225,6 +225,10 @@ TEST(WindowFork, RefusedForkSaysWhyInTheFormAndStartsNothing) {
         << problem->text().toStdString();
     EXPECT_TRUE(w.statusText().contains("Cannot fork")) << w.statusText().toStdString();
     EXPECT_EQ(folderCount(out.path()), before);  // nothing started, no folder
+    if (const QByteArray png = qgetenv("LIFTLAB_FORK_REFUSED_PNG"); !png.isEmpty()) {
+        QTest::qWait(100);  // the form laid out
+        EXPECT_TRUE(w.grab().save(QString::fromLocal8Bit(png)));
+    }
 
     // The form is as the user left it: still the fork, cf-prox added, λ typed.
     EXPECT_EQ(w.form()->forkParent(), parent);
@@ -299,4 +303,56 @@ TEST(WindowFork, CheckpointSliderSnapsToKeptStepsAndForksFromTheOneChosen) {
     ASSERT_TRUE(w.compareRuns({parent, child}));
     EXPECT_FALSE(points->isVisible());  // nor in a comparison
     std::printf("checkpoint slider test: %lld ms\n", static_cast<long long>(clock.elapsed()));
+}
+
+// An ICNN fork the engine refuses for another reason than a missing source: softplus-wide (an
+// ICNN widened to the lifter's parameter count) cannot start from the parent's softplus, whose
+// ICNN has another width. The reason shows in the form; nothing starts, no folder.
+TEST(WindowFork, IcnnForkOfAnotherWidthIsRefusedWithTheEngineReason) {
+    QElapsedTimer clock;
+    clock.start();
+    QTemporaryDir out;
+    ASSERT_TRUE(out.isValid());
+    MainWindow w;
+    w.resize(1400, 900);
+    w.show();
+    w.setOutputDir(out.path());
+    ASSERT_TRUE(w.selectPreset("icnn-escape"));
+    w.setSteps(20);
+    clickMethod(w, QStringLiteral("lifter"), false);
+    clickMethod(w, QStringLiteral("softplus-const"), false);
+    for (const auto& [key, value] : {std::pair{"fork_state_every", "1"},
+                                     {"icnn.width", "16"},
+                                     {"icnn.quadrature_points", "500"},
+                                     {"task.n_train", "1024"},
+                                     {"task.n_test", "256"}})
+        ASSERT_TRUE(w.specEditor()->setValue(QLatin1String(key), QLatin1String(value))) << key;
+    ASSERT_TRUE(clickStartAndWait(w)) << w.statusText().toStdString();
+    const QString parent = QDir::cleanPath(w.lastRunDir());
+    const int kept = forkAt(w, parent, 10);
+    ASSERT_GT(kept, 0) << w.statusText().toStdString();
+
+    // Add method offers the positivity strategies only (no closed form on an ICNN task).
+    const QStringList addable = w.form()->addableMethods();
+    EXPECT_TRUE(addable.contains("softplus-wide") && addable.contains("lifter"))
+        << addable.join(", ").toStdString();
+    EXPECT_FALSE(addable.contains("cf-prox") || addable.contains("adam"))
+        << addable.join(", ").toStdString();
+    addMethod(w, QStringLiteral("softplus-wide"));
+    auto* source = w.form()->findChild<QComboBox*>(QStringLiteral("forkSource"));
+    ASSERT_NE(source, nullptr);
+    source->setCurrentIndex(source->findData(QStringLiteral("softplus")));
+    ASSERT_EQ(w.form()->forkSource(), QStringLiteral("softplus"));
+    const int before = folderCount(out.path());
+    QTest::mouseClick(startButton(w), Qt::LeftButton);
+    EXPECT_FALSE(w.session()->isRunning());
+    auto* problem = w.form()->findChild<QLabel*>(QStringLiteral("forkProblem"));
+    ASSERT_NE(problem, nullptr);
+    EXPECT_TRUE(problem->isVisible());
+    EXPECT_TRUE(problem->text().contains("softplus-wide trains a wider ICNN than the others"))
+        << problem->text().toStdString();
+    EXPECT_EQ(folderCount(out.path()), before);
+    EXPECT_EQ(w.form()->forkParent(), parent);
+    EXPECT_EQ(w.form()->forkSource(), QStringLiteral("softplus"));  // the user's pick stays
+    std::printf("icnn refusal test: %lld ms\n", static_cast<long long>(clock.elapsed()));
 }
