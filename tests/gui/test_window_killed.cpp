@@ -51,7 +51,7 @@ QString onlyFolder(const QString& out) {
 }
 
 // Every logged value by metric, method and step, timings left out (they differ between runs).
-std::map<std::string, std::map<std::string, std::map<int, std::vector<double>>>> untimedRows(
+std::map<std::string, std::map<std::string, std::map<int, std::vector<double>>>> killedRunRows(
     const liftlab::RunFolderData& run) {
     auto metrics = run.metrics;
     for (auto it = metrics.begin(); it != metrics.end();)
@@ -61,7 +61,7 @@ std::map<std::string, std::map<std::string, std::map<int, std::vector<double>>>>
     return metrics;
 }
 
-std::map<std::string, std::vector<double>> untimedFinals(const liftlab::RunFolderData& run) {
+std::map<std::string, std::vector<double>> killedRunFinals(const liftlab::RunFolderData& run) {
     std::map<std::string, std::vector<double>> out;
     for (const auto& [method, metrics] : run.finals)
         for (const auto& [metric, values] : metrics)
@@ -151,9 +151,9 @@ TEST(WindowResume, KilledRunOpenedFromTheHistoryResumesToTheUninterruptedRun) {
     const liftlab::RunFolderData resumed = liftlab::read_run_folder(clean.toStdString());
     const liftlab::RunFolderData uninterrupted = liftlab::read_run_folder(full.toStdString());
     EXPECT_EQ(resumed.status, "ok");
-    EXPECT_EQ(untimedRows(resumed), untimedRows(uninterrupted));
-    EXPECT_EQ(untimedFinals(resumed), untimedFinals(uninterrupted));
-    EXPECT_FALSE(untimedFinals(resumed).empty());
+    EXPECT_EQ(killedRunRows(resumed), killedRunRows(uninterrupted));
+    EXPECT_EQ(killedRunFinals(resumed), killedRunFinals(uninterrupted));
+    EXPECT_FALSE(killedRunFinals(resumed).empty());
     EXPECT_FALSE(resume->isEnabled());
     std::printf("killed-run test: %lld ms\n", static_cast<long long>(clock.elapsed()));
 }
