@@ -1,10 +1,11 @@
-// Issue 40 item 3 in the window, a killed run: liftlab-cli is SIGKILLed once its first unit state
-// is saved (as tests/cli/kill_anywhere.sh does at random moments), the folder is opened from the
-// run history with a double-click, and Resume run in the toolbar continues it — `--resume`
+// Issue 40 item 3 in the window, a killed run: liftlab-cli is SIGKILLed once it has logged step
+// 50 (as tests/cli/kill_anywhere.sh kills at random moments), the folder is opened from the run
+// history with a double-click, and Resume run in the toolbar continues it — `--resume`
 // semantics — to exactly the rows and final metrics of an uninterrupted run of the same spec.
 #include <gtest/gtest.h>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -80,7 +81,7 @@ TEST(WindowResume, KilledRunOpenedFromTheHistoryResumesToTheUninterruptedRun) {
     const QString killedOut = out.filePath(QStringLiteral("killed"));
     const QString refOut = out.filePath(QStringLiteral("ref"));
 
-    // The run, SIGKILLed as soon as its unit state is saved (a state at step 10 at the earliest).
+    // The run, SIGKILLed once it has logged step 50 (a unit state is saved at every log point).
     QProcess cli;
     cli.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     cli.start(QStringLiteral(LIFTLAB_CLI_PATH), cliArgs(killedOut));
@@ -89,7 +90,12 @@ TEST(WindowResume, KilledRunOpenedFromTheHistoryResumesToTheUninterruptedRun) {
     ASSERT_TRUE(QTest::qWaitFor(
         [&] {
             killed = onlyFolder(killedOut);
-            return !killed.isEmpty() && QFileInfo::exists(killed + "/resume/unit0.state");
+            if (killed.isEmpty() || !QFileInfo::exists(killed + "/resume/unit0.state"))
+                return false;
+            // Past step 50: the state has been replaced a few times, and rows may be logged
+            // after it (the resume cuts them back).
+            QFile metrics(killed + "/metrics.csv");
+            return metrics.open(QIODevice::ReadOnly) && metrics.readAll().contains("\n50,");
         },
         kKillTestTimeoutMs));
     cli.kill();  // SIGKILL: no handler runs, summary.json still says running
