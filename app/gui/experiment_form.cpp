@@ -35,6 +35,7 @@
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "spec_editor.h"
+#include "training/resume.h"
 #include "wheel_guard.h"
 
 namespace liftlab {
@@ -62,7 +63,8 @@ const QStringList& formOwnedPaths() {
                                       QStringLiteral("icnn.script"),
                                       QStringLiteral("icnn.constrained"),
                                       QStringLiteral("icnn.init"),
-                                      QStringLiteral("icnn.script_sha256")};
+                                      QStringLiteral("icnn.script_sha256"),
+                                      QStringLiteral("fork_source")};
     return paths;
 }
 
@@ -130,6 +132,17 @@ QLineEdit* numberEdit(QWidget* parent, bool integer) {
     return edit;
 }
 
+// The family a fork can start a method from another of (training/resume.cpp's rule): the
+// gradient and closed-form methods share a backbone and a linear head; the positivity strategies
+// an ICNN; "" for the others (they start only from their own state).
+QString forkFamilyOfMethod(const MethodInfo* info) {
+    if (!info) return QString();
+    if (info->family == MethodFamily::Gradient || info->family == MethodFamily::ClosedForm)
+        return QStringLiteral("last-layer");
+    if (info->family == MethodFamily::Positivity) return QStringLiteral("icnn");
+    return QString();
+}
+
 QString seedsDisplay(const nlohmann::json& seeds) {
     QStringList parts;
     if (seeds.is_array())
@@ -184,7 +197,60 @@ ExperimentForm::ExperimentForm(QWidget* parent) : QWidget(parent) {
     column->setContentsMargins(0, 0, 0, 0);
     column->addWidget(buildPresetBox());
     methodsBox_ = new QGroupBox(tr("Methods"), this);
-    methodsLayout_ = new QVBoxLayout(methodsBox_);
+    auto* methodsColumn = new QVBoxLayout(methodsBox_);
+    methodsLayout_ = new QVBoxLayout;
+    methodsColumn->addLayout(methodsLayout_);
+    {
+        // A fork's own rows: add a method; where new methods start from; a refusal.
+        addMethodRow_ = new QWidget(methodsBox_);
+        auto* row = new QHBoxLayout(addMethodRow_);
+        row->setContentsMargins(0, 0, 0, 0);
+        addMethodCombo_ = new QComboBox(addMethodRow_);
+        addMethodCombo_->setObjectName(QStringLiteral("addMethodName"));
+        addMethodCombo_->setToolTip(
+            tr("A method to add to the fork (spec key methods[]): it starts from the parent's "
+               "method chosen below, with its own settings"));
+        auto* add = new QPushButton(tr("Add method"), addMethodRow_);
+        add->setObjectName(QStringLiteral("addMethod"));
+        row->addWidget(addMethodCombo_, 1);
+        row->addWidget(add);
+        connect(add, &QPushButton::clicked, this, [this] {
+            if (addMethodCombo_->currentIndex() >= 0) addMethod(addMethodCombo_->currentText());
+        });
+        forkSourceRow_ = new QWidget(methodsBox_);
+        auto* source = new QHBoxLayout(forkSourceRow_);
+        source->setContentsMargins(0, 0, 0, 0);
+        auto* sourceLabel = new QLabel(tr("New methods start from"), forkSourceRow_);
+        forkSourceCombo_ = new QComboBox(forkSourceRow_);
+        forkSourceCombo_->setObjectName(QStringLiteral("forkSource"));
+        // Narrow whatever the labels: the form's column does not widen for them.
+        for (QComboBox* combo : {addMethodCombo_, forkSourceCombo_}) {
+            combo->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+            combo->setMinimumContentsLength(8);
+        }
+        forkSourceCombo_->setToolTip(
+            tr("The parent's method whose weights a method the parent did not run starts from, "
+               "at the fork step (spec key fork_source; liftlab-cli run --fork … "
+               "--fork-from-method LABEL). Same family only: a backbone and linear head (sgd, "
+               "adam, cf-*) or an ICNN (the positivity strategies)"));
+        sourceLabel->setBuddy(forkSourceCombo_);
+        source->addWidget(sourceLabel);
+        source->addWidget(forkSourceCombo_, 1);
+        // The form fills it under a signal blocker: a change that gets through is the user's.
+        connect(forkSourceCombo_, qOverload<int>(&QComboBox::currentIndexChanged), this,
+                [this](int) { forkSourceChosen_ = true; });
+        forkProblem_ = new QLabel(methodsBox_);
+        forkProblem_->setObjectName(QStringLiteral("forkProblem"));
+        forkProblem_->setWordWrap(true);
+        forkProblem_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+        forkProblem_->setStyleSheet(QStringLiteral("color: #b00020;"));
+        methodsColumn->addWidget(addMethodRow_);
+        methodsColumn->addWidget(forkSourceRow_);
+        methodsColumn->addWidget(forkProblem_);
+        addMethodRow_->setVisible(false);
+        forkSourceRow_->setVisible(false);
+        forkProblem_->setVisible(false);
+    }
     column->addWidget(methodsBox_);
     modelBox_ = new ModelFileBox(this);
     column->addWidget(modelBox_);
@@ -420,6 +486,9 @@ void ExperimentForm::loadSpec(const nlohmann::json& spec, const QString& run) {
     loading_ = true;
     forkParent_.clear();  // a new spec: no longer a fork (setFork follows loadRun)
     forkStep_ = 0;
+    forkSourceChosen_ = false;
+    added_ = nlohmann::json::array();
+    forkProblem_->clear();
     base_ = spec;
     loadedRun_ = run;
     const nlohmann::json& j = base_;
@@ -460,6 +529,7 @@ void ExperimentForm::loadSpec(const nlohmann::json& spec, const QString& run) {
     batchSpin_->setEnabled(!sweepsBatch);
     rebuildMethodBoxes();
     rebuildParameterFields();
+    updateForkControls();
 
     // The user's model, as the spec names it.
     const auto mode = modelModeOf(j);
@@ -540,31 +610,144 @@ void ExperimentForm::updateTooltips() {
 }
 
 void ExperimentForm::rebuildMethodBoxes() {
-    for (QCheckBox* box : std::as_const(methodBoxes_)) box->deleteLater();
+    for (QCheckBox* box : std::as_const(methodBoxes_)) {
+        // Gone at once for findChild (tests, scripts) and the layout; deleted once idle.
+        box->setObjectName(QString());
+        box->hide();
+        box->deleteLater();
+    }
     methodBoxes_.clear();
     int index = 0;
-    for (const auto& m : base_.value("methods", nlohmann::json::array())) {
-        const QString label = methodLabel(m);
-        auto* box = new QCheckBox(label, methodsBox_);
-        box->setObjectName(QStringLiteral("method:") + label);
-        box->setChecked(true);
-        box->setIcon(swatch(methodColor(label)));
-        const auto* info = methodOf(m);
-        box->setToolTip(
-            tr("%1\nspec key methods[%2] (name %3) — default: run (%4)")
-                .arg(info ? QString::fromStdString(info->doc) : QString())
-                .arg(index)
-                .arg(QString::fromStdString(m.value("name", std::string())), originText()));
-        methodsLayout_->addWidget(box);
-        methodBoxes_.push_back(box);
-        ++index;
+    for (const auto& m : base_.value("methods", nlohmann::json::array()))
+        methodBoxes_.push_back(addMethodBox(m, index++));
+}
+
+QCheckBox* ExperimentForm::addMethodBox(const nlohmann::json& m, int index) {
+    const QString label = methodLabel(m);
+    auto* box = new QCheckBox(label, methodsBox_);
+    box->setObjectName(QStringLiteral("method:") + label);
+    box->setChecked(true);
+    box->setIcon(swatch(methodColor(label)));
+    const auto* info = methodOf(m);
+    box->setToolTip(tr("%1\nspec key methods[%2] (name %3) — default: run (%4)")
+                        .arg(info ? QString::fromStdString(info->doc) : QString())
+                        .arg(index)
+                        .arg(QString::fromStdString(m.value("name", std::string())),
+                             index < int(base_.value("methods", nlohmann::json::array()).size())
+                                 ? originText()
+                                 : tr("added to the fork")));
+    methodsLayout_->addWidget(box);
+    connect(box, &QCheckBox::toggled, this, [this] { updateForkControls(); });
+    return box;
+}
+
+nlohmann::json ExperimentForm::formMethods() const {
+    nlohmann::json all = base_.value("methods", nlohmann::json::array());
+    for (const auto& m : added_) all.push_back(m);
+    return all;
+}
+
+QStringList ExperimentForm::addableMethods() const {
+    QStringList out;
+    const auto* task = taskKindOf(base_);
+    if (!task || forkParent_.isEmpty()) return out;
+    QStringList held;
+    for (const auto& m : formMethods()) held << methodLabel(m);
+    for (const auto& info : method_registry()) {
+        const QString name = QString::fromStdString(info.name);
+        if (held.contains(name) || !takes_methods(task->family, info.family)) continue;
+        if (info.cross_entropy && !task->classification) continue;
+        out << name;
     }
+    return out;
+}
+
+void ExperimentForm::addMethod(const QString& name) {
+    if (!addableMethods().contains(name)) return;
+    const nlohmann::json method = {{"name", name.toStdString()}};
+    added_.push_back(method);
+    methodBoxes_.push_back(addMethodBox(method, int(formMethods().size()) - 1));
+    rebuildParameterFields();
+    updateForkControls();
+    WheelGuard::guard(this);
+}
+
+QStringList ExperimentForm::newMethodLabels() const {
+    QStringList out;
+    if (forkParent_.isEmpty()) return out;
+    QStringList parentLabels;
+    for (const auto& m : base_.value("methods", nlohmann::json::array()))
+        parentLabels << methodLabel(m);
+    for (const QCheckBox* box : methodBoxes_)
+        if (box->isChecked() && !parentLabels.contains(box->text())) out << box->text();
+    return out;
+}
+
+QString ExperimentForm::forkSource() const {
+    if (newMethodLabels().isEmpty()) return QString();
+    return forkSourceCombo_->currentData().toString();
+}
+
+void ExperimentForm::updateForkControls() {
+    const bool fork = !forkParent_.isEmpty();
+    addMethodRow_->setVisible(fork);
+    if (fork) {
+        const QString current = addMethodCombo_->currentText();
+        const QSignalBlocker block(addMethodCombo_);
+        addMethodCombo_->clear();
+        addMethodCombo_->addItems(addableMethods());
+        if (addMethodCombo_->findText(current) >= 0) addMethodCombo_->setCurrentText(current);
+        addMethodRow_->setEnabled(addMethodCombo_->count() > 0);
+    }
+    const QStringList added = newMethodLabels();
+    forkSourceRow_->setVisible(fork && !added.isEmpty());
+    if (!fork) return;
+    // The parent's methods, each a possible source; which one is picked by default.
+    const nlohmann::json parentMethods = base_.value("methods", nlohmann::json::array());
+    QString family;
+    for (const auto& m : formMethods())
+        if (methodLabel(m) == (added.isEmpty() ? QString() : added.front()))
+            family = forkFamilyOfMethod(methodOf(m));
+    QStringList sameFamily, leftOut;
+    for (const auto& m : parentMethods) {
+        const QString label = methodLabel(m);
+        if (family.isEmpty() || forkFamilyOfMethod(methodOf(m)) != family) continue;
+        sameFamily << label;
+        for (const QCheckBox* box : std::as_const(methodBoxes_))
+            if (box->text() == label && !box->isChecked()) leftOut << label;
+    }
+    const QString chosen = forkSourceCombo_->currentData().toString();
+    const QSignalBlocker block(forkSourceCombo_);
+    forkSourceCombo_->clear();
+    forkSourceCombo_->addItem(tr("(choose)"), QString());
+    for (const auto& m : parentMethods) {
+        const QString label = methodLabel(m);
+        const auto* info = methodOf(m);
+        forkSourceCombo_->addItem(label, label);
+        if (info)
+            forkSourceCombo_->setItemData(forkSourceCombo_->count() - 1,
+                                          tr("%1: the parent's %2 (%3 family)")
+                                              .arg(label, QString::fromStdString(info->name),
+                                                   QString::fromUtf8(to_string(info->family))),
+                                          Qt::ToolTipRole);
+    }
+    QString pick = chosen;
+    if (!forkSourceChosen_)
+        pick = leftOut.size() == 1      ? leftOut.front()
+               : sameFamily.size() == 1 ? sameFamily.front()
+                                        : QString();
+    const int at = forkSourceCombo_->findData(pick);
+    forkSourceCombo_->setCurrentIndex(at >= 0 ? at : 0);
 }
 
 void ExperimentForm::rebuildParameterFields() {
+    // Edits survive a rebuild (a method added to a fork brings its own parameters).
+    std::map<std::string, QString> typed;
+    for (const auto& f : parameterFields_)
+        if (f.edit->text().trimmed() != f.initial) typed[f.key] = f.edit->text();
     while (parametersForm_->rowCount() > 0) parametersForm_->removeRow(0);
     parameterFields_.clear();
-    const auto methods = base_.value("methods", nlohmann::json::array());
+    const auto methods = formMethods();
     // Every hyper-parameter (but the step size, which "All settings" edits per method) that a
     // method of the spec reads, with the first such method's value.
     for (const auto& p : method_parameters()) {
@@ -597,6 +780,8 @@ void ExperimentForm::rebuildParameterFields() {
         parametersForm_->addRow(QStringLiteral("%1 (%2)").arg(QString::fromUtf8(p.key),
                                                               readers.join(QStringLiteral(", "))),
                                 field.edit);
+        if (const auto it = typed.find(field.key); it != typed.end())
+            field.edit->setText(it->second);
         parameterFields_.push_back(field);
     }
     parametersBox_->setVisible(!parameterFields_.isEmpty());
@@ -677,7 +862,7 @@ QStringList ExperimentForm::editedFields() const {
         logEverySpin_->value() != base_.value("log_every", ExperimentSpec{}.log_every))
         out << tr("Log every");
     for (const QCheckBox* box : methodBoxes_)
-        if (!box->isChecked()) {
+        if (!box->isChecked() || !added_.empty()) {
             out << tr("Methods");
             break;
         }
@@ -727,7 +912,7 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
     j["log_initial"] = logInitialBox_->isChecked();
     j["optimizer"]["kind"] = optimizerCombo_->currentText().toStdString();
     nlohmann::json methods = nlohmann::json::array();
-    for (const auto& m : base_.value("methods", nlohmann::json::array())) {
+    for (const auto& m : formMethods()) {
         const QString label = methodLabel(m);
         const bool ticked = std::any_of(methodBoxes_.begin(), methodBoxes_.end(), [&](auto* b) {
             return b->text() == label && b->isChecked();
@@ -773,10 +958,15 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
         return false;
     }
 
-    // A fork (setFork): the child of the parent's run folder after its kept step.
+    // A fork (setFork): the child of the parent's run folder after its kept step; a method the
+    // parent did not run starts from the source in "New methods start from" (not from the one
+    // the parent itself was forked from).
     if (!forkParent_.isEmpty()) {
         j["parent"] = forkParent_.toStdString();
         j["fork_step"] = forkStep_;
+        j.erase("fork_source");
+        if (const QString source = forkSource(); !source.isEmpty())
+            j["fork_source"] = source.toStdString();
     }
 
     ExperimentSpec spec;
@@ -787,6 +977,24 @@ bool ExperimentForm::buildSpec(nlohmann::json* out, QString* title, QString* err
         *error = tr("Cannot start: %1").arg(QString::fromStdString(e.what()));
         return false;
     }
+    // A fork the engine refuses (no source, another family, another width, no kept state) is
+    // refused here, before anything starts, with the engine's reason (check_fork reads the
+    // parent's spec.json and lists its states: cheap).
+    if (!spec.parent.empty()) {
+        try {
+            check_fork(spec);
+        } catch (const std::exception& e) {
+            *error = tr("Cannot fork: %1").arg(QString::fromStdString(e.what()));
+            // The engine names the CLI's flag; the form's box is where to name the source here.
+            if (error->contains(QLatin1String("fork_source")))
+                *error += tr(" — here: New methods start from.");
+            forkProblem_->setText(*error);
+            forkProblem_->setVisible(true);
+            return false;
+        }
+    }
+    forkProblem_->clear();
+    forkProblem_->setVisible(false);
     const QString setting = spec.sweep.key.empty()
                                 ? tr("batch %1").arg(spec.batch_size)
                                 : tr("sweep over %1").arg(QString::fromStdString(spec.sweep.key));
@@ -814,14 +1022,16 @@ void ExperimentForm::setFork(const QString& parentDir, int forkStep, int request
                              ? tr("a state was kept at step %1").arg(forkStep)
                              : tr("its latest kept state at or before step %1").arg(requestedStep);
     presetDescription_->setText(
-        tr("<b>Fork of %1 after step %2</b> (%3). Change any setting or method (a swapped "
-           "method keeps the label it replaces), then Start runs the child from step %4 as a "
-           "new run folder linked to its parent. Choosing a preset or opening a run leaves "
-           "the fork.")
+        tr("<b>Fork of %1 after step %2</b> (%3). Change any setting; untick a method or "
+           "add one (Add method: it starts from the parent's method chosen in \"New methods "
+           "start from\"), then Start runs the child from step %4 as a new run folder "
+           "linked to its parent. Choosing a preset or opening a run leaves the fork.")
             .arg(name)
             .arg(forkStep)
             .arg(kept)
             .arg(forkStep + 1));
+    forkSourceChosen_ = false;
+    updateForkControls();
 }
 
 }  // namespace liftlab

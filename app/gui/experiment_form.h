@@ -53,6 +53,14 @@ public:
     void setFork(const QString& parentDir, int forkStep, int requestedStep);
     QString forkParent() const { return forkParent_; }  // "" when the form is not a fork
     int forkStep() const { return forkStep_; }
+    // In a fork: the parent's method a method it did not run starts from (spec key fork_source,
+    // the "New methods start from" box, shown when the fork adds a method; "" when none is
+    // chosen or none is needed). By default the one parent method of the new method's family
+    // that the fork leaves out (a swap), else the parent's one method of that family.
+    QString forkSource() const;
+    // The methods "Add method" offers in a fork: the registry's methods this task can run that
+    // the form does not hold yet.
+    QStringList addableMethods() const;
     // A run folder's spec.json without what the folder records beside the spec (versions, data
     // sizes, …): the spec that runs it again. False, with `error` naming the file and key, when
     // it cannot be read or this LiftLab cannot run it.
@@ -119,6 +127,14 @@ private:
     void updateLogEvery();
     void updateSeedsCount();
     void updateTooltips();
+    // A method of the registry added to a fork ("Add method"): ticked, with its defaults.
+    void addMethod(const QString& name);
+    QCheckBox* addMethodBox(const nlohmann::json& method, int index);
+    void updateForkControls();
+    // The spec's methods and those added to the fork, in the form's order.
+    nlohmann::json formMethods() const;
+    // Ticked methods whose label the fork's parent did not run.
+    QStringList newMethodLabels() const;
     const Preset* currentPreset() const;
     QString originText() const;
 
@@ -128,6 +144,15 @@ private:
     QGroupBox* methodsBox_ = nullptr;
     QVBoxLayout* methodsLayout_ = nullptr;
     QVector<QCheckBox*> methodBoxes_;
+    // A fork's controls (hidden otherwise): add a method, the parent's method new ones start from,
+    // and why the engine refuses the fork as the form stands.
+    QWidget* addMethodRow_ = nullptr;
+    QComboBox* addMethodCombo_ = nullptr;
+    QWidget* forkSourceRow_ = nullptr;
+    QComboBox* forkSourceCombo_ = nullptr;
+    bool forkSourceChosen_ = false;  // the user picked the source: no default overrides it
+    QLabel* forkProblem_ = nullptr;
+    nlohmann::json added_ = nlohmann::json::array();  // methods added to the fork
     QGroupBox* parametersBox_ = nullptr;
     QFormLayout* parametersForm_ = nullptr;
     QVector<ParameterField> parameterFields_;

@@ -42,6 +42,19 @@ int forkStepAtOrBefore(const QString& runDir, int step, QString* error) {
     }
 }
 
+QVector<int> keptForkSteps(const QString& runDir) {
+    QVector<int> out;
+    if (runDir.isEmpty()) return out;
+    const QDir states(QDir(runDir).filePath(QLatin1String(run_folder::kForkStates)));
+    if (states.entryList({QStringLiteral("*.state")}, QDir::Files).isEmpty()) return out;
+    try {
+        for (int step : kept_fork_steps(runDir.toStdString())) out.push_back(step);
+    } catch (const std::exception&) {
+        out.clear();  // the right-click menu's entry says why (whyNotForkable)
+    }
+    return out;
+}
+
 QString whyNotForkable(const QString& runDir) {
     QString error;
     forkStepAtOrBefore(runDir, std::numeric_limits<int>::max(), &error);

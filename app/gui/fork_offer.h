@@ -5,6 +5,7 @@
 // (TrainingSession::start with a spec naming its parent: run_experiment prepares the plan).
 #pragma once
 #include <QString>
+#include <QVector>
 
 namespace liftlab {
 
@@ -15,5 +16,9 @@ QString whyNotForkable(const QString& runDir);
 // The latest step at or before `step` at which every unit of `runDir` kept a fork state; -1 with
 // `error` set when there is none.
 int forkStepAtOrBefore(const QString& runDir, int step, QString* error);
+
+// The steps at which every unit of `runDir` kept a fork state, ascending (the checkpoint
+// slider's positions); empty when there are none or the folder cannot be read.
+QVector<int> keptForkSteps(const QString& runDir);
 
 }  // namespace liftlab

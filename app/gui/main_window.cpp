@@ -23,6 +23,7 @@
 #include "core/error_text.h"
 #include "experiment_form.h"
 #include "fork_offer.h"
+#include "fork_point_slider.h"
 #include "lab_actions.h"
 #include "lab_palette.h"
 #include "live_actions.h"
@@ -92,6 +93,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), session_(new Trai
     connect(form_, &ExperimentForm::outputDirEdited, historyPanel_, &RunHistoryPanel::setRoot);
     connect(form_, &ExperimentForm::readinessChanged, this, &MainWindow::updateStartState);
     connect(view_->curves(), &LossCurvePanel::forkRequested, this,
+            [this](int step) { forkFromStep(step); });
+    connect(view_->forkPoints(), &ForkPointSlider::forkRequested, this,
             [this](int step) { forkFromStep(step); });
     setRunning(false);
     updateStartState();
@@ -298,7 +301,9 @@ void MainWindow::setRunning(bool running) {
 
 void MainWindow::updateForkOffer() {
     const bool offered = !session_->isRunning() && !openedRun_.isEmpty() && compared_.isEmpty();
-    view_->curves()->setForkOffer(offered, offered ? whyNotForkable(openedRun_) : QString());
+    const QString whyNot = offered ? whyNotForkable(openedRun_) : QString();
+    view_->curves()->setForkOffer(offered, whyNot);
+    view_->setForkPoints(offered && whyNot.isEmpty() ? keptForkSteps(openedRun_) : QVector<int>());
 }
 
 bool MainWindow::forkFromStep(int step) {
@@ -318,6 +323,7 @@ bool MainWindow::forkFromStep(int step) {
         return false;
     }
     form_->setFork(parent, forkStep, step);
+    view_->forkPoints()->setNearestStep(forkStep);  // the slider shows where the fork starts
     showMessage(tr("Fork of %1 after step %2 (asked for step %3): change settings or methods "
                    "in the form, then Start.")
                     .arg(QFileInfo(parent).fileName())

@@ -27,6 +27,7 @@
 #include "control_row.h"
 #include "escape_panel.h"
 #include "figure_catalogue.h"
+#include "fork_point_slider.h"
 #include "histogram_panel.h"
 #include "landscape_page.h"
 #include "landscape_panel.h"
@@ -134,7 +135,22 @@ QWidget* RunView::buildCurvesTab() {
     hint->setStyleSheet(QStringLiteral("color: gray;"));
     layout->addWidget(controlRow(tab, {smoothingLabel, smoothing, smoothingValue, logBox, hint}));
     layout->addWidget(curves_, 1);
+    // The checkpoint slider: moving it pins the curves' crosshair on the kept step.
+    forkPoints_ = new ForkPointSlider(tab);
+    layout->addWidget(forkPoints_);
+    connect(forkPoints_, &ForkPointSlider::stepChosen, this, [this](int step) {
+        if (step < 0) return;
+        curves_->showCrosshairAt(step);
+        forkCrosshair_ = true;
+    });
     return tab;
+}
+
+void RunView::setForkPoints(const QVector<int>& steps) {
+    if (steps == forkPoints_->steps()) return;
+    if (forkCrosshair_) curves_->hideCrosshair();
+    forkCrosshair_ = false;
+    forkPoints_->setSteps(steps);
 }
 
 QWidget* RunView::buildSpectrumTab() {

@@ -30,6 +30,7 @@ namespace liftlab {
 
 class AblationPanel;
 class EscapePanel;
+class ForkPointSlider;
 class HistogramPanel;
 class LandscapePanel;
 class LandscapePage;
@@ -85,6 +86,11 @@ public:
     QStringList comparedRuns() const { return comparedRuns_; }
 
     LossCurvePanel* curves() const { return curves_; }
+    // The checkpoint slider under the curves (fork_point_slider.h).
+    ForkPointSlider* forkPoints() const { return forkPoints_; }
+    // The shown run's kept fork steps (empty: the slider hides); a crosshair the slider pinned
+    // on the curves goes with the old steps.
+    void setForkPoints(const QVector<int>& steps);
     SpectrumTimeline* spectrum() const { return spectrum_; }
     LandscapePanel* landscape() const { return landscape_; }
     // The Landscape tab itself (landscape_page.h): its run, worker, progress and Cancel.
@@ -174,6 +180,8 @@ private:
     };
     std::vector<CatalogueFigure> figures_;  // the figure catalogue's tabs, after the built-in ones
     LossCurvePanel* curves_ = nullptr;
+    ForkPointSlider* forkPoints_ = nullptr;
+    bool forkCrosshair_ = false;  // the slider pinned the curves' crosshair
     SpectrumTimeline* spectrum_ = nullptr;
     ScatterPanel* gain_ = nullptr;
     LandscapePanel* landscape_ = nullptr;

@@ -8,6 +8,7 @@
 #include "core/bounded_input.h"
 #include "core/c_numbers.h"
 #include "core/error_text.h"
+#include "run/folder_lock.h"
 #include "run/run_files.h"
 #include "training/resume.h"
 #include "training/runner.h"
@@ -109,6 +110,16 @@ QString TrainingSession::whyNotResumable(const QString& runDir) {
     const QDir states(dir.filePath(QLatin1String(run_folder::kResume)));
     if (states.entryList({QStringLiteral("unit*.state")}, QDir::Files).isEmpty())
         return tr("%1 saved no unit state yet (it stopped before its first log point)").arg(name);
+    // A folder that says "running" is a killed run (resumable) unless a process still holds
+    // its lock (resume/lock: a live liftlab-cli or window writes it).
+    if (*parsed == RunStatus::Running) {
+        try {
+            const FolderLock probe(runDir.toStdString());
+        } catch (const std::exception& e) {
+            return tr("%1 is still running in another process (%2)")
+                .arg(name, QString::fromStdString(error_message(e)));
+        }
+    }
     return QString();
 }
 

@@ -40,7 +40,9 @@ public:
     bool startResume(const ExperimentSpec& spec, const QString& runDir);
     // Why `runDir` cannot be resumed ("" when it can): it must be a run folder whose summary.json
     // says running, failed or cancelled, run with save_state on, with unit states in resume/.
-    // Reads only spec.json, summary.json and the resume/ listing (cheap, GUI thread).
+    // A folder that says running must not be held by a live process (its resume/lock free: the
+    // process was killed). Reads only spec.json, summary.json and the resume/ listing, and tries
+    // the lock (cheap, GUI thread).
     static QString whyNotResumable(const QString& runDir);
     // Asks the run to stop; the engine checks the flag every training step. Returns at once;
     // finished("cancelled", ...) follows.

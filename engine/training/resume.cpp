@@ -287,7 +287,7 @@ ExperimentSpec fork_parent_spec(const std::string& parent_dir) {
     return resumable_spec(parent_dir);
 }
 
-int latest_fork_step(const std::string& parent_dir, int step) {
+std::vector<int> kept_fork_steps(const std::string& parent_dir) {
     const ExperimentSpec parent = fork_parent_spec(parent_dir);
     const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
     std::set<int> common;
@@ -302,6 +302,11 @@ int latest_fork_step(const std::string& parent_dir, int step) {
             common = both;
         }
     }
+    return {common.begin(), common.end()};
+}
+
+int latest_fork_step(const std::string& parent_dir, int step) {
+    const std::vector<int> common = kept_fork_steps(parent_dir);
     int best = -1;
     for (int s : common)
         if (s <= step) best = std::max(best, s);
@@ -319,7 +324,7 @@ int latest_fork_step(const std::string& parent_dir, int step) {
     return best;
 }
 
-std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
+std::shared_ptr<ForkPlan> check_fork(const ExperimentSpec& child) {
     auto plan = std::make_shared<ForkPlan>();
     plan->parent = child.parent;
     plan->step = child.fork_step;
@@ -378,8 +383,6 @@ std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
                                 "\"lifter-from-" +
                                 named->label + "\"}]')");
     }
-    const std::string spec_file = child.parent + "/" + run_folder::kSpec;
-    const std::string digest = spec_file_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
     const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
     for (int u = 0; u < units; ++u) {
         const std::string file = fork_state_path(child.parent, u, child.fork_step);
@@ -387,6 +390,18 @@ std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
             throw SpecError("fork_step", child.parent + " kept no state of unit " +
                                              std::to_string(u) + " at step " +
                                              std::to_string(child.fork_step) + " (" + file + ")");
+    }
+    return plan;
+}
+
+std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child) {
+    const std::shared_ptr<ForkPlan> plan = check_fork(child);
+    const std::string spec_file = child.parent + "/" + run_folder::kSpec;
+    const std::string digest = spec_file_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
+    const ExperimentSpec parent = fork_parent_spec(child.parent);
+    const auto units = static_cast<int>(expand_sweep(parent).size() * parent.seeds.size());
+    for (int u = 0; u < units; ++u) {
+        const std::string file = fork_state_path(child.parent, u, child.fork_step);
         auto a = std::make_shared<StateArchive>(StateArchive::read_file(file));
         if (a->integer("unit") != u || a->integer("step") != child.fork_step ||
             a->integer("finished") != 0 || a->has("blocked"))

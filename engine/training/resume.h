@@ -68,6 +68,9 @@ struct ForkPlan {
 // The latest step at or before `step` at which every unit of the run in `parent_dir` kept a fork
 // state (spec key fork_state_every). Throws SpecError ("--from-step") naming what there is.
 int latest_fork_step(const std::string& parent_dir, int step);
+// Every step at which every unit of the run in `parent_dir` kept a fork state, ascending (empty
+// when there is none). Throws SpecError/DataError when its spec.json cannot be read.
+std::vector<int> kept_fork_steps(const std::string& parent_dir);
 // The parent's spec (its spec.json), for the child to start from.
 ExperimentSpec fork_parent_spec(const std::string& parent_dir);
 // Reads the states `child` (parent, fork_step) starts from and checks that they fit it: the same
@@ -76,6 +79,10 @@ ExperimentSpec fork_parent_spec(const std::string& parent_dir);
 // closed-form methods; ICNN strategies on an ICNN of the same width, with a slack for the lifter
 // family). Throws SpecError (key "methods" or "fork_source") / DataError.
 std::shared_ptr<const ForkPlan> prepare_fork(const ExperimentSpec& child);
+// prepare_fork's checks without reading the states (the parent's spec.json and whether its state
+// files exist): cheap enough for a front end to say why a fork is refused before it starts. The
+// plan it returns has no `units`. Throws as prepare_fork does.
+std::shared_ptr<ForkPlan> check_fork(const ExperimentSpec& child);
 // states/unit<u>_step<s>.state of a run folder.
 std::string fork_state_path(const std::string& dir, int unit, int step);
 
