@@ -18,7 +18,11 @@ namespace {
 class PanelPlot : public QCustomPlot {
     Q_OBJECT
 public:
-    using QCustomPlot::QCustomPlot;
+    explicit PanelPlot(QWidget* parent) : QCustomPlot(parent) {
+        // Any replot that draws (a direct one, the one a first show's resize makes) is the
+        // kept one.
+        connect(this, &QCustomPlot::beforeReplot, this, [this] { deferred_ = false; });
+    }
 
 public Q_SLOTS:
     // The slot QCustomPlot's queued replot calls (by name: this one hides the base's).
