@@ -42,6 +42,14 @@ STEP = ({"preset", "batch"}, {"steps_per_s"})
 ICNN_STEP = ({"preset", "points"}, {"steps_per_s"})
 DDP = ({"ranks", "batch", "n_full", "feature_dim"},
        {"steps_per_s", "sent_bytes", "gradient_bytes", "gather_bytes"})
+LATENESS = {"median_lateness_ms", "p99_lateness_ms", "longest_stall_ms",
+            "longest_stall_gui_ran_ms", "longest_stall_gui_waited_ms", "longest_gui_run_ms",
+            "gui_cpu_ratio"}
+PANEL_REPLOT = ({"panel", "seconds"}, {"longest_replot_ms", "longest_replot_cpu_ms"})
+# The fork + landscape case's timeline (s after the fork's Start), in the order it must happen:
+# the fork trains before the landscape starts and still trains when the measured window ends.
+FORK_LANDSCAPE_TIMELINE = ("fork_first_point_s", "landscape_started_s", "landscape_finished_s",
+                           "measured_until_s", "fork_ended_s")
 CASES = {
     ("liftlab-bench-steps", "train_step"): STEP,
     ("reference_steps.py", "train_step"): STEP,
@@ -58,9 +66,13 @@ CASES = {
     ("liftlab-bench-ddp", "gram"): DDP,
     ("liftlab-bench-ddp", "statistics_bytes"): ({"feature_dim", "outputs"}, {"statistics_bytes"}),
     ("liftlab-bench-gui", "event_loop"): (
-        {"preset", "methods", "seconds", "tick_ms", "points_plotted"},
-        {"median_lateness_ms", "p99_lateness_ms", "longest_stall_ms"}),
-    ("liftlab-bench-gui", "panel_replot"): ({"panel", "seconds"}, {"longest_replot_ms"}),
+        {"preset", "methods", "seconds", "tick_ms", "points_plotted", "gui_sched"}, LATENESS),
+    ("liftlab-bench-gui", "panel_replot"): PANEL_REPLOT,
+    ("liftlab-bench-gui", "event_loop_fork_landscape"): (
+        {"preset", "methods", "fork_step", "grid_theta", "grid_lifted", "tick_ms",
+         "points_plotted", "gui_sched"},
+        LATENESS | {"measured_s"} | set(FORK_LANDSCAPE_TIMELINE)),
+    ("liftlab-bench-gui", "panel_replot_fork_landscape"): PANEL_REPLOT,
     ("liftlab-bench-gui", "curve_replot"): (
         {"points", "width", "height", "runs"}, {"median_ms", "worst_ms"}),
 }
@@ -114,6 +126,12 @@ def check_line(text):
             errors.append(f"params {sorted(d['params'])}, expected {sorted(params)}")
         if set(d["results"]) != results:
             errors.append(f"results {sorted(d['results'])}, expected {sorted(results)}")
+        elif d["case"] == "event_loop_fork_landscape":
+            times = [d["results"][k] for k in FORK_LANDSCAPE_TIMELINE]
+            if not all(is_number(t) for t in times) or times != sorted(times):
+                errors.append("the fork and the landscape did not overlap: "
+                              + ", ".join(f"{k} {d['results'][k]}"
+                                          for k in FORK_LANDSCAPE_TIMELINE))
     return errors
 
 

@@ -8,8 +8,49 @@
 
 namespace liftlab {
 
-PlotPanel::PlotPanel(QWidget* parent, QSize minimum)
-    : QWidget(parent), plot_(new QCustomPlot(this)) {
+namespace {
+
+// The panels' QCustomPlot. A queued replot (rpQueuedReplot: how every live update asks for one)
+// is kept, not drawn, while the plot is hidden in a window on screen (a tab not shown) and drawn
+// when the plot is shown: the window trains with one tab in view, and each hidden panel's
+// replot costs the GUI thread a few milliseconds at every log point for nobody to see. Direct
+// replots (exports, rpImmediateRefresh) and plots outside a shown window draw as before.
+class PanelPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit PanelPlot(QWidget* parent) : QCustomPlot(parent) {
+        // Any replot that draws (a direct one, the one a first show's resize makes) is the
+        // kept one.
+        connect(this, &QCustomPlot::beforeReplot, this, [this] { deferred_ = false; });
+    }
+
+public Q_SLOTS:
+    // The slot QCustomPlot's queued replot calls (by name: this one hides the base's).
+    void replot(QCustomPlot::RefreshPriority priority = QCustomPlot::rpRefreshHint) {
+        if (priority != rpQueuedReplot && !isVisible() && window()->isVisible()) {
+            deferred_ = true;  // mReplotQueued stays set: later requests queue nothing more
+            return;
+        }
+        QCustomPlot::replot(priority);
+    }
+
+protected:
+    void showEvent(QShowEvent* event) override {
+        QCustomPlot::showEvent(event);
+        if (deferred_) {
+            deferred_ = false;
+            mReplotQueued = false;
+            QCustomPlot::replot(rpQueuedReplot);
+        }
+    }
+
+private:
+    bool deferred_ = false;
+};
+
+}  // namespace
+
+PlotPanel::PlotPanel(QWidget* parent, QSize minimum) : QWidget(parent), plot_(new PanelPlot(this)) {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(plot_);
@@ -158,3 +199,5 @@ void PlotPanel::setAxisLogScale(QCPAxis* axis, bool log) {
 }
 
 }  // namespace liftlab
+
+#include "plot_panel.moc"

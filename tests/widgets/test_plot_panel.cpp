@@ -1,8 +1,10 @@
-// PlotPanel, the base of every panel: an empty legend is not drawn as an empty box, and the
-// empty-plot note wraps to the plot's width.
+// PlotPanel, the base of every panel: an empty legend is not drawn as an empty box, the
+// empty-plot note wraps to the plot's width, and a panel on a hidden tab keeps its queued replots
+// until the tab is shown.
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 #include <QApplication>
+#include <QTabWidget>
 
 #include "plot_panel.h"
 
@@ -68,4 +70,65 @@ TEST(PlotPanel, EmptyNoteWrapsToTheNarrowPlotAndShowsOnlyWithoutData) {
     panel.graph_->addData(1.0, 2.0);
     panel.plot()->replot();
     EXPECT_FALSE(item->visible());
+}
+
+// A panel on a tab that is not shown keeps its queued replots (how live updates ask for one) and
+// draws once when its tab is shown; a shown panel, and a panel in no shown window, draw at once.
+TEST(PlotPanel, AHiddenTabsQueuedReplotWaitsUntilTheTabIsShown) {
+    QTabWidget window;
+    auto* shown = new OneGraphPanel;
+    auto* hidden = new OneGraphPanel;
+    window.addTab(shown, QStringLiteral("shown"));
+    window.addTab(hidden, QStringLiteral("hidden"));
+    window.resize(400, 300);
+    window.show();
+    QApplication::processEvents();
+    int shownReplots = 0, hiddenReplots = 0;
+    QObject::connect(shown->plot(), &QCustomPlot::afterReplot, [&] { ++shownReplots; });
+    QObject::connect(hidden->plot(), &QCustomPlot::afterReplot, [&] { ++hiddenReplots; });
+
+    for (int i = 0; i < 3; ++i) {  // three live updates on each
+        shown->graph_->addData(i, i);
+        hidden->graph_->addData(i, i);
+        shown->plot()->replot(QCustomPlot::rpQueuedReplot);
+        hidden->plot()->replot(QCustomPlot::rpQueuedReplot);
+        QApplication::processEvents();
+    }
+    EXPECT_EQ(shownReplots, 3);
+    EXPECT_EQ(hiddenReplots, 0);
+
+    window.setCurrentIndex(1);  // its tab shown: one replot, with every point
+    QApplication::processEvents();
+    EXPECT_EQ(hiddenReplots, 1);
+    EXPECT_EQ(hidden->graph_->dataCount(), 3);
+    hidden->graph_->addData(3, 3);  // and it draws at once from now on
+    hidden->plot()->replot(QCustomPlot::rpQueuedReplot);
+    QApplication::processEvents();
+    EXPECT_EQ(hiddenReplots, 2);
+
+    // Hidden again, then shown again (no first-show resize this time): one replot.
+    window.setCurrentIndex(0);
+    QApplication::processEvents();
+    hidden->graph_->addData(4, 4);
+    hidden->plot()->replot(QCustomPlot::rpQueuedReplot);
+    QApplication::processEvents();
+    EXPECT_EQ(hiddenReplots, 2);
+    window.setCurrentIndex(1);
+    QApplication::processEvents();
+    EXPECT_EQ(hiddenReplots, 3);
+
+    // A direct replot draws even while hidden (exports, tests), and so does a panel that is in
+    // no shown window.
+    window.setCurrentIndex(0);
+    QApplication::processEvents();
+    const int before = shownReplots;
+    hidden->plot()->replot();
+    EXPECT_EQ(hiddenReplots, 4);
+    OneGraphPanel alone;
+    int aloneReplots = 0;
+    QObject::connect(alone.plot(), &QCustomPlot::afterReplot, [&] { ++aloneReplots; });
+    alone.plot()->replot(QCustomPlot::rpQueuedReplot);
+    QApplication::processEvents();
+    EXPECT_EQ(aloneReplots, 1);
+    EXPECT_EQ(shownReplots, before);
 }
