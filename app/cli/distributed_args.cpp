@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "run/merge_runs.h"
+#include "spec/experiment_spec.h"
 
 namespace liftlab::cli {
 
@@ -30,7 +31,11 @@ LaunchConfig resolve_launch(const DistributedArgs& args) {
 
 int command_merge(const std::vector<std::string>& dirs, const std::string& out_parent) {
     try {
-        const std::string dir = merge_shard_runs(dirs, out_parent);
+        // Shards are compared as the spec reader resolves them (a sweep may change binaries
+        // between shards: keys added since, at their defaults, do not make them differ).
+        const std::string dir = merge_shard_runs(dirs, out_parent, [](const nlohmann::json& spec) {
+            return liftlab::to_json(liftlab::parse_recorded_spec(spec));
+        });
         std::fprintf(stderr, "liftlab-cli: merged %zu shard(s)\n", dirs.size());
         std::printf("%s\n", dir.c_str());
     } catch (const std::exception& e) {

@@ -17,10 +17,19 @@ using nlohmann::json;
 
 namespace {
 
-// The spec without what legitimately differs between shards.
-json comparable(json spec) {
+// The spec without what legitimately differs between shards, resolved first when a resolver is
+// given (a spec it refuses is compared as written).
+json comparable(json spec, const SpecResolver& resolve) {
     spec.erase("shard");
     spec.erase("versions");
+    if (resolve) {
+        try {
+            spec = resolve(spec);
+            spec.erase("shard");
+            spec.erase("versions");
+        } catch (const std::exception&) {
+        }
+    }
     return spec;
 }
 
@@ -69,10 +78,10 @@ ShardRun read_shard(const std::string& dir) {
 
 // Every shard of one run, each once: same spec, same count, every index present. Returns the
 // shards in index order.
-void check_shard_set(std::vector<ShardRun>& shards) {
+void check_shard_set(std::vector<ShardRun>& shards, const SpecResolver& resolve) {
     const auto& first = shards.front();
     const int count = static_cast<int>(first.spec.shard_count.value_or(0));
-    const json reference = comparable(first.spec.json);
+    const json reference = comparable(first.spec.json, resolve);
     std::vector<std::string> owner(std::max(count, 0));
     for (const auto& s : shards) {
         const long long its_count = s.spec.shard_count.value_or(0);
@@ -80,7 +89,7 @@ void check_shard_set(std::vector<ShardRun>& shards) {
             throw std::runtime_error("merge: " + s.dir + " is a shard of " +
                                      std::to_string(its_count) + " but " + first.dir + " one of " +
                                      std::to_string(count));
-        const json diff = json::diff(reference, comparable(s.spec.json));
+        const json diff = json::diff(reference, comparable(s.spec.json, resolve));
         if (!diff.empty())
             throw std::runtime_error("merge: " + s.dir + " was run with a different spec than " +
                                      first.dir + " (first difference at " +
@@ -175,11 +184,11 @@ void write_merged_files(const std::vector<ShardRun>& shards, const std::string& 
 }  // namespace
 
 std::string merge_shard_runs(const std::vector<std::string>& shard_dirs,
-                             const std::string& out_parent) {
+                             const std::string& out_parent, const SpecResolver& resolve) {
     if (shard_dirs.empty()) throw std::runtime_error("merge: no shard folders given");
     std::vector<ShardRun> shards;
     for (const auto& dir : shard_dirs) shards.push_back(read_shard(dir));
-    check_shard_set(shards);
+    check_shard_set(shards, resolve);
     RunStatus status = RunStatus::Ok;
     const json runs = merged_runs(shards, &status);
     std::string dir;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "run/merge_runs.h"
+#include "spec/experiment_spec.h"
 #include "test_helpers.h"
 #include "training/runner.h"
 
@@ -99,6 +100,42 @@ TEST(ShardMerge, FourShardsMergedEqualTheUnshardedSweep) {
     EXPECT_EQ(spec_b["merged_from"].size(), 4u);
     spec_b.erase("merged_from");
     EXPECT_EQ(spec_b, spec_a);
+}
+
+// A shard written by an earlier LiftLab lacks keys added since; at their defaults it is the same
+// experiment, and merges. The same missing key at a non-default value in the other shard does not.
+TEST(ShardMerge, AShardWithoutKeysAddedSinceMergesWhenTheyAreAtTheirDefaults) {
+    liftlab::test::TempDir tmp;
+    auto spec = sweep_spec();
+    spec.steps = 4;
+    spec.log_every = 2;
+    spec.sweep.values.resize(2);
+    const auto dirs = run_shards(spec, 2, tmp.file("a"));
+    auto older = read_json(dirs[1] + "/spec.json");
+    ASSERT_TRUE(older.contains("fork_state_every"));
+    ASSERT_TRUE(older.contains("log_initial"));
+    older.erase("fork_state_every");
+    older.erase("log_initial");
+    std::ofstream(dirs[1] + "/spec.json") << older.dump(2);
+    // Compared as written (no resolver), the older shard differs; as the spec reader resolves
+    // them (what `liftlab-cli merge` passes), they are one experiment.
+    EXPECT_TRUE(has(merge_error(dirs, tmp.file("w")), "different spec"));
+    const liftlab::SpecResolver resolve = [](const json& j) {
+        return liftlab::to_json(liftlab::parse_recorded_spec(j));
+    };
+    const std::string merged = liftlab::merge_shard_runs(dirs, tmp.file("m"), resolve);
+    EXPECT_EQ(metric_rows(merged).size(),
+              metric_rows(dirs[0]).size() + metric_rows(dirs[1]).size());
+
+    auto changed = read_json(dirs[0] + "/spec.json");
+    changed["fork_state_every"] = 3;
+    std::ofstream(dirs[0] + "/spec.json") << changed.dump(2);
+    try {
+        liftlab::merge_shard_runs(dirs, tmp.file("n"), resolve);
+        ADD_FAILURE() << "a non-default value of a key the other shard lacks must be refused";
+    } catch (const std::exception& e) {
+        EXPECT_TRUE(has(e.what(), "/fork_state_every")) << e.what();
+    }
 }
 
 TEST(ShardMerge, RefusesShardsOfDifferentSpecsMissingShardsAndPlainRuns) {
