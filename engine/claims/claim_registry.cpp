@@ -67,11 +67,11 @@ const Sets kSgdBackbone = {"optimizer.kind=sgd", "optimizer.momentum=0.9", "opti
                            "sweep.values=[4]"};
 const Sets kLifterSoftplus = {R"(methods=[{"name":"lifter"},{"name":"softplus"}])"};
 const Sets kWide = {R"(methods=[{"name":"lifter"},{"name":"softplus-wide"},{"name":"softplus"}])"};
-// The fast tier keeps the sweep's 6 000 steps: over the first 91 seeds of the 8-Gaussians sweep the
-// lifter entered the low-loss basin between step 1 000 and 4 000 (median 1 800), so at 1 500 steps
-// the basin is not yet formed and a verdict there is about the transient, not the claim. The seeds
-// (4: the fewest at which Fisher's exact test can decide, 4/4 against 0/4 gives p = 0.014) and the
-// pgd arm of the symmetric control are what the fast tier drops.
+// The fast tier keeps the sweep's 6 000 steps: over the 100 seeds of the 8-Gaussians sweep the
+// lifter entered the low-loss basin between step 1 000 and 4 000 (median 1 800; 2-spirals, first 20
+// seeds: 1 800–3 000), so at 1 500 steps the basin is not yet formed and a verdict there is about
+// the transient, not the claim. The seeds (4: the fewest at which Fisher's exact test can decide,
+// 4/4 against 0/4 gives p = 0.014) and the pgd arm of the symmetric control are what it drops.
 const Sets kCpflowFast = {"log_every=500"};
 const Sets kCpflowFastSymmetric = {
     "log_every=500",
