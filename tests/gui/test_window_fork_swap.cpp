@@ -113,16 +113,26 @@ int folderCount(const QString& out) {
     return int(QDir(out).entryList(QDir::Dirs | QDir::NoDotAndDotDot).size());
 }
 
+// Each test's shown window, its output folder and its clock (started first).
+struct ForkWindow {
+    QElapsedTimer clock;
+    QTemporaryDir out;
+    MainWindow w;
+    ForkWindow() {
+        clock.start();
+        w.resize(1400, 900);
+        w.show();
+    }
+};
+
 }  // namespace
 
 TEST(WindowFork, SwappedMethodStartsFromTheParentsMethodAtTheForkStep) {
-    QElapsedTimer clock;
-    clock.start();
-    QTemporaryDir out;
-    ASSERT_TRUE(out.isValid());
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
+    ForkWindow fixture;
+    ASSERT_TRUE(fixture.out.isValid());
+    QElapsedTimer& clock = fixture.clock;
+    const QTemporaryDir& out = fixture.out;
+    MainWindow& w = fixture.w;
     const QString parent = runParent(w, out.path());
     ASSERT_FALSE(parent.isEmpty()) << w.statusText().toStdString();
     const int kept = forkAt(w, parent, 32);
@@ -193,13 +203,11 @@ TEST(WindowFork, SwappedMethodStartsFromTheParentsMethodAtTheForkStep) {
 }
 
 TEST(WindowFork, RefusedForkSaysWhyInTheFormAndStartsNothing) {
-    QElapsedTimer clock;
-    clock.start();
-    QTemporaryDir out;
-    ASSERT_TRUE(out.isValid());
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
+    ForkWindow fixture;
+    ASSERT_TRUE(fixture.out.isValid());
+    QElapsedTimer& clock = fixture.clock;
+    const QTemporaryDir& out = fixture.out;
+    MainWindow& w = fixture.w;
     const QString parent = runParent(w, out.path());
     ASSERT_FALSE(parent.isEmpty()) << w.statusText().toStdString();
     const int kept = forkAt(w, parent, 32);
@@ -252,13 +260,11 @@ TEST(WindowFork, RefusedForkSaysWhyInTheFormAndStartsNothing) {
 // handle cannot stand between two), it follows the keyboard, and its button forks from the step
 // under the handle; it is hidden while a run goes on and in a comparison.
 TEST(WindowFork, CheckpointSliderSnapsToKeptStepsAndForksFromTheOneChosen) {
-    QElapsedTimer clock;
-    clock.start();
-    QTemporaryDir out;
-    ASSERT_TRUE(out.isValid());
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
+    ForkWindow fixture;
+    ASSERT_TRUE(fixture.out.isValid());
+    QElapsedTimer& clock = fixture.clock;
+    const QTemporaryDir& out = fixture.out;
+    MainWindow& w = fixture.w;
     const QString parent = runParent(w, out.path());
     ASSERT_FALSE(parent.isEmpty()) << w.statusText().toStdString();
     ASSERT_TRUE(w.openRun(parent));
@@ -309,13 +315,11 @@ TEST(WindowFork, CheckpointSliderSnapsToKeptStepsAndForksFromTheOneChosen) {
 // ICNN widened to the lifter's parameter count) cannot start from the parent's softplus, whose
 // ICNN has another width. The reason shows in the form; nothing starts, no folder.
 TEST(WindowFork, IcnnForkOfAnotherWidthIsRefusedWithTheEngineReason) {
-    QElapsedTimer clock;
-    clock.start();
-    QTemporaryDir out;
-    ASSERT_TRUE(out.isValid());
-    MainWindow w;
-    w.resize(1400, 900);
-    w.show();
+    ForkWindow fixture;
+    ASSERT_TRUE(fixture.out.isValid());
+    QElapsedTimer& clock = fixture.clock;
+    const QTemporaryDir& out = fixture.out;
+    MainWindow& w = fixture.w;
     w.setOutputDir(out.path());
     ASSERT_TRUE(w.selectPreset("icnn-escape"));
     w.setSteps(20);
