@@ -27,6 +27,15 @@ liftlab::ExperimentSpec sweep_spec() {
         "sweep": {"key": "batch_size", "values": [8, 16, 32]}})"));
 }
 
+// sweep_spec() cut to 4 steps and 2 swept values: the merges that must be refused or allowed.
+liftlab::ExperimentSpec short_sweep_spec() {
+    auto spec = sweep_spec();
+    spec.steps = 4;
+    spec.log_every = 2;
+    spec.sweep.values.resize(2);
+    return spec;
+}
+
 json read_json(const std::string& path) {
     std::ifstream in(path);
     return json::parse(in);
@@ -106,10 +115,7 @@ TEST(ShardMerge, FourShardsMergedEqualTheUnshardedSweep) {
 // experiment, and merges. The same missing key at a non-default value in the other shard does not.
 TEST(ShardMerge, AShardWithoutKeysAddedSinceMergesWhenTheyAreAtTheirDefaults) {
     liftlab::test::TempDir tmp;
-    auto spec = sweep_spec();
-    spec.steps = 4;
-    spec.log_every = 2;
-    spec.sweep.values.resize(2);
+    const auto spec = short_sweep_spec();
     const auto dirs = run_shards(spec, 2, tmp.file("a"));
     auto older = read_json(dirs[1] + "/spec.json");
     ASSERT_TRUE(older.contains("fork_state_every"));
@@ -140,10 +146,7 @@ TEST(ShardMerge, AShardWithoutKeysAddedSinceMergesWhenTheyAreAtTheirDefaults) {
 
 TEST(ShardMerge, RefusesShardsOfDifferentSpecsMissingShardsAndPlainRuns) {
     liftlab::test::TempDir tmp;
-    auto spec = sweep_spec();
-    spec.steps = 4;
-    spec.log_every = 2;
-    spec.sweep.values.resize(2);
+    const auto spec = short_sweep_spec();
     const auto dirs = run_shards(spec, 2, tmp.file("a"));
     auto other = spec;
     other.methods[1].lambda = 5.0;
