@@ -198,6 +198,12 @@ int command_landscape(const LandscapeFigureArgs& args) {
         for (const auto& [label, res] : l.max_residual)
             std::fprintf(stderr, "         trajectory %-16s max off-plane residual %s\n",
                          label.c_str(), c_general(res, 3).c_str());
+        for (const auto& [label, file] : l.cut_trajectories)
+            std::fprintf(stderr,
+                         "         note: %s ends in a cut record (the run was killed while "
+                         "writing it, or is still training): its %zu complete checkpoints are "
+                         "drawn\n",
+                         file.c_str(), l.trajectory_steps.at(label).size());
         std::fprintf(stderr, "         cache: %s\n", l.cache_path.c_str());
     }
     std::printf("%s\n", figure.c_str());

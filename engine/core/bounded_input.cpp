@@ -59,7 +59,8 @@ std::string read_regular_file(const std::string& path, std::uint64_t max_bytes) 
     std::string out(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t done = 0;
     while (done < out.size()) {
-        const ssize_t got = ::read(f.fd, out.data() + done, out.size() - done);
+        const ssize_t got =
+            ::read(f.fd, out.data() + done, std::min(out.size() - done, kIoChunkBytes));
         if (got < 0 && errno == EINTR) continue;
         if (got < 0) throw DataError(path, 0, std::string("read error: ") + std::strerror(errno));
         if (got == 0) break;  // shrank while we read: keep what is there

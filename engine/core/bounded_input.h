@@ -3,6 +3,7 @@
 // must not nest deeper than any file we write (deep nesting overflows the stack of every
 // recursive JSON consumer: dump, copy, comparison). Errors are DataErrors naming file and line.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +14,14 @@ namespace liftlab {
 constexpr int kMaxJsonDepth = 64;
 // Specs, summaries and landscape caches are kilobytes to a few megabytes.
 constexpr std::uint64_t kMaxJsonFileBytes = std::uint64_t{64} << 20;
+
+// The most one read(2) or write(2) of a file moves. The kernel copies a call's bytes into or out
+// of the page cache without giving up its core (the machines LiftLab meets include kernels with
+// no kernel preemption), and on a virtual machine whose freed memory goes back to the host that
+// copy ran at ≈ 100 MB/s: one 4 MB state write held a core for 40–80 ms, and the window's
+// thread, woken behind it, waited as long (bench: event_loop_fork_landscape). Each call's return
+// to user space is a point where the scheduler can switch, so a file moves in pieces this size.
+constexpr std::size_t kIoChunkBytes = std::size_t{256} << 10;
 
 // The whole content of `path`. Throws DataError when it is missing, not a regular file (FIFO,
 // device, folder), larger than `max_bytes`, or cannot be read.

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
@@ -26,10 +27,11 @@ std::string errno_text() {
     return std::strerror(errno);
 }
 
-// write(2) until everything is out; false with errno set on failure.
+// write(2) until everything is out, at most kIoChunkBytes per call (core/bounded_input.h: a
+// long call holds its core); false with errno set on failure.
 bool write_all(int fd, const char* data, size_t size) {
     while (size > 0) {
-        const ssize_t n = ::write(fd, data, size);
+        const ssize_t n = ::write(fd, data, std::min(size, kIoChunkBytes));
         if (n < 0 && errno == EINTR) continue;
         if (n < 0) return false;
         data += n;
@@ -87,6 +89,17 @@ void write_file_atomic(const std::string& path, const std::string& content, bool
         }
         ::close(dfd);
     }
+}
+
+void append_file(const std::string& path, const std::string& content) {
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) throw WriteError(path, errno_text());
+    if (!write_all(fd, content.data(), content.size())) {
+        const std::string what = errno_text();
+        ::close(fd);
+        throw WriteError(path, what);
+    }
+    if (::close(fd) != 0) throw WriteError(path, "close: " + errno_text());
 }
 
 namespace {

@@ -19,6 +19,10 @@ namespace liftlab {
 // durable = false skips the fsyncs: still all-or-nothing when the process dies (the rename is
 // atomic), not across a power loss — for the run's resume state, rewritten at every log point.
 void write_file_atomic(const std::string& path, const std::string& content, bool durable = true);
+// Appends `content` to `path` (created if missing) and closes it: no fsync, as metrics.csv. A
+// process killed during the write may leave a cut tail, which the file's reader must allow.
+// Throws WriteError.
+void append_file(const std::string& path, const std::string& content);
 
 class RunStore {
 public:

@@ -30,6 +30,8 @@ namespace fs = std::filesystem;
 struct Trajectory {
     std::vector<int64_t> steps;
     torch::Tensor theta, lifted;  // T × P, T × Q (float64)
+    std::string file;
+    bool cut_tail = false;  // its last record was cut and left out
 };
 
 std::string trajectory_file(const std::string& run_dir, const std::string& label, uint64_t seed) {
@@ -43,6 +45,8 @@ Trajectory load_trajectory(const std::string& file) {
     out.steps = std::move(t.steps);
     out.theta = t.theta.to(torch::kFloat64).contiguous();
     out.lifted = t.lifted.to(torch::kFloat64).contiguous();
+    out.file = file;
+    out.cut_tail = t.cut_tail;
     return out;
 }
 
@@ -277,6 +281,7 @@ torch::Tensor project_trajectories(const LandscapeInputs& in, bool theta_space,
             pts.push_back({coords[i][0].item<double>(), coords[i][1].item<double>()});
         out.trajectory_steps[label] = t.steps;
         out.max_residual[label] = residual.max().item<double>();
+        if (t.cut_tail) out.cut_trajectories[label] = t.file;
         all_coords.push_back(coords);
     }
     return torch::cat(all_coords);

@@ -51,6 +51,9 @@ struct RunLandscape {
     // Largest relative residual ‖r − c − αd1 − βd2‖/‖r − c‖ of a projected checkpoint, per label:
     // how far the trajectory is from the plane (0 when it lies in it).
     std::map<std::string, double> max_residual;
+    // Trajectory files that ended in a cut record (a run killed while appending, or one still
+    // training), label → file: their complete checkpoints are drawn, the cut one left out.
+    std::map<std::string, std::string> cut_trajectories;
     double center_loss = 0;  // the loss at α = β = 0 (the centre method's final test NLL)
     bool from_cache = false;
     double seconds = 0;  // compute time (0 from the cache)

@@ -44,20 +44,29 @@ std::string spectrum_label(const std::string& method, const std::string& feature
     return method.substr(0, at) + "/" + features + method.substr(at);
 }
 
-// trajectories/<label>_seed<k>.pt (run/trajectory_file.h: {steps (T), theta (T × P), lifted
-// (T × Q)} in the bounded state format), rewritten through a temporary file and a rename whenever
-// a checkpoint was added, so a killed run keeps every checkpoint but those since the last log
-// point.
+// trajectories/<label>_seed<k>.pt (run/trajectory_file.h): the checkpoints from `from` on. The
+// file is begun whole (through a temporary file and a rename) when `from` is 0 — a new method, a
+// resumed or forked one — and otherwise the new checkpoints are appended as one record, so a log
+// point costs its own checkpoints, not the whole trajectory again; a killed run keeps every
+// checkpoint but those since the last log point (and at most a cut record the reader leaves out).
 void write_trajectory(const RunStore& store, const std::string& label, std::uint64_t seed,
                       const std::vector<int64_t>& steps,
-                      const std::map<std::string, std::vector<torch::Tensor>>& checkpoints) {
+                      const std::map<std::string, std::vector<torch::Tensor>>& checkpoints,
+                      size_t from) {
     const std::string dir = store.path(run_folder::kTrajectories);
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) throw WriteError(dir, ec.message());
-    // In memory first, then the run store's checked writer.
-    write_file_atomic(trajectory_path(store.dir(), label, seed),
-                      trajectory_bytes(steps, checkpoints.at("theta"), checkpoints.at("lifted")));
+    const auto tail = [from](const auto& v) {
+        return std::vector(v.begin() + static_cast<std::ptrdiff_t>(from), v.end());
+    };
+    const std::string path = trajectory_path(store.dir(), label, seed);
+    const auto& theta = checkpoints.at("theta");
+    const auto& lifted = checkpoints.at("lifted");
+    if (from == 0)
+        write_file_atomic(path, trajectory_bytes(steps, theta, lifted), /*durable=*/false);
+    else
+        append_file(path, trajectory_record_bytes(tail(steps), tail(theta), tail(lifted)));
 }
 
 }  // namespace
@@ -260,7 +269,7 @@ void SeedRun::restore(const StateArchive& a, int step, const std::string& dir,
         const auto n = a.integer(p + "checkpoints");
         s.checkpoint_steps.clear();
         s.checkpoints.clear();
-        s.trajectory_dirty = false;
+        s.checkpoints_written = 0;  // its own file is begun again with these at the next log point
         if (n > 0) {
             const std::string file = trajectory_path(dir, label, seed_);
             const TrajectoryRecord t = read_trajectory(file);  // bounded: no unpickler
@@ -332,7 +341,7 @@ void SeedRun::start_from_other(Slot& s, const MethodSpec& source, const StateArc
     s.dwells_written = 0;                     // its shoulder statistics start at the fork
     s.checkpoint_steps.clear();
     s.checkpoints.clear();
-    s.trajectory_dirty = false;
+    s.checkpoints_written = 0;
     if (spec_.diagnostics.checkpoint_every > 0) record_checkpoint(s, step);
 }
 
@@ -834,7 +843,6 @@ void SeedRun::record_checkpoint(Slot& s, int step) {
     if (c.empty()) return;
     s.checkpoint_steps.push_back(step);
     for (auto& [space, v] : c) s.checkpoints[space].push_back(v.detach().clone());
-    s.trajectory_dirty = true;
 }
 
 std::vector<int64_t> SeedRun::take_new_dwells(Slot& s) {
@@ -850,10 +858,10 @@ std::vector<int64_t> SeedRun::take_new_dwells(Slot& s) {
 // Own file per method and seed: written at once; dwells.csv is shared: in unit order.
 void SeedRun::persist_slot(Slot& s) {
     reporter_.write_now([&s](RunStore& store) {
-        if (s.checkpoint_steps.empty() || !s.trajectory_dirty) return;
-        write_trajectory(store, s.summary.method, s.summary.seed, s.checkpoint_steps,
-                         s.checkpoints);
-        s.trajectory_dirty = false;
+        if (s.checkpoint_steps.size() <= s.checkpoints_written) return;
+        write_trajectory(store, s.summary.method, s.summary.seed, s.checkpoint_steps, s.checkpoints,
+                         s.checkpoints_written);
+        s.checkpoints_written = s.checkpoint_steps.size();
     });
     reporter_.write_ordered(where_.unit, [label = s.summary.method, seed = seed_,
                                           dwells = take_new_dwells(s)](RunStore& store) {

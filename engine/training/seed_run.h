@@ -77,8 +77,9 @@ private:
         // Landscape trajectory (diagnostics.checkpoint_every): steps and one vector per space.
         std::vector<int64_t> checkpoint_steps;
         std::map<std::string, std::vector<torch::Tensor>> checkpoints;
-        bool trajectory_dirty = false;  // checkpoints not yet on disk
-        size_t dwells_written = 0;      // dwell_times() already in dwells.csv
+        // Checkpoints already in its trajectory file; 0 = the file is (re)written whole next.
+        size_t checkpoints_written = 0;
+        size_t dwells_written = 0;  // dwell_times() already in dwells.csv
         // A fork started it from another method's state (ForkStart): its test metrics are logged
         // at the fork step, where the source's were.
         bool transferred = false;

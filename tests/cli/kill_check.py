@@ -109,13 +109,33 @@ def load_steps(path):
 
 
 def load_tensors(path):
-    """[steps, θ-space rows, lifted rows] of a trajectory file: LiftLab's state format
-    (engine/run/state_archive.h: "LIFTLAB-STATE 1\n<index length>\n<JSON index>\n<raw bytes>";
-    keys "steps", "theta", "lifted"), read here with the standard library only."""
-    import struct
-
+    """[steps, θ-space rows, lifted rows] of a trajectory file (engine/run/trajectory_file.h:
+    "LIFTLAB-TRAJECTORY 2\n", then records "<length>\n<state archive>", each archive in LiftLab's
+    state format "LIFTLAB-STATE 1\n<index length>\n<JSON index>\n<raw bytes>" with keys "steps",
+    "theta", "lifted"), read here with the standard library only. A cut last record (a killed
+    run) is left out, as the engine's reader does."""
     with open(path, "rb") as f:
         data = f.read()
+    magic = b"LIFTLAB-TRAJECTORY 2\n"
+    if not data.startswith(magic):
+        return load_archive(data, path)  # the earlier single-archive format
+    out, at = [[], [], []], len(magic)
+    while at < len(data):
+        eol = data.find(b"\n", at)
+        if eol < 0:
+            break
+        length = int(data[at:eol])
+        if length > len(data) - eol - 1:
+            break
+        for whole, part in zip(out, load_archive(data[eol + 1:eol + 1 + length], path)):
+            whole.extend(part)
+        at = eol + 1 + length
+    return out
+
+
+def load_archive(data, path):
+    import struct
+
     magic = b"LIFTLAB-STATE 1\n"
     if not data.startswith(magic):
         raise ValueError(f"{path}: not a LiftLab state file")

@@ -14,6 +14,7 @@
 #include "spec/experiment_spec.h"
 #include "training/icnn_landscape.h"
 #include "training/runner.h"
+#include "test_helpers.h"
 
 namespace liftlab {
 namespace {
@@ -111,6 +112,32 @@ TEST_F(IcnnLandscapeTest, PcaPlaneHoldsTheAnchorTrajectoryAndOthersAreProjected)
     const auto lifted = run_landscape(run_dir_, o);
     EXPECT_EQ(lifted.trajectories.size(), 1u);
     EXPECT_GT(lifted.parameters, l.parameters);  // the lifter's body is larger than θ
+}
+
+// A trajectory file is appended at each log point; one whose last record is cut (a run killed
+// while appending, or read while it appends) is drawn from its complete checkpoints and says so.
+TEST_F(IcnnLandscapeTest, ATrajectoryWithACutLastRecordIsDrawnFromItsCompleteCheckpoints) {
+    liftlab::test::TempDir tmp;
+    const std::string copy = tmp.str() + "/run";
+    fs::copy(run_dir_, copy, fs::copy_options::recursive);
+    fs::remove_all(copy + "/landscapes");
+    const std::string file = copy + "/trajectories/lifter_seed0.pt";
+    {
+        // The start of a next record: its length line and 17 of its 4 000 bytes.
+        std::ofstream f(file, std::ios::binary | std::ios::app);
+        f << "4000\nLIFTLAB-STATE 1\n";
+    }
+    RunLandscapeOptions o;
+    o.method = "lifter";
+    o.grid = 3;
+    o.use_cache = false;
+    const auto l = run_landscape(copy, o);
+    EXPECT_EQ(l.trajectory_steps.at("lifter"), (std::vector<int64_t>{0, 15, 30}));
+    ASSERT_EQ(l.cut_trajectories.size(), 1u);
+    EXPECT_EQ(l.cut_trajectories.at("lifter"), file);
+    EXPECT_EQ(l.trajectory_steps.at("pgd"), (std::vector<int64_t>{0, 15, 30}));
+    EXPECT_NEAR(l.trajectories.at("lifter").back()[0], 0.0, 1e-9);  // the last whole one
+    EXPECT_NEAR(l.trajectories.at("lifter").back()[1], 0.0, 1e-9);
 }
 
 TEST_F(IcnnLandscapeTest, CacheReturnsTheSameGridAndCancelWritesNothing) {

@@ -10,11 +10,13 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <random>
 #include <sstream>
 
 #include "core/bounded_input.h"
 #include "run/run_files.h"
 #include "run/run_store.h"
+#include "run/state_archive.h"
 #include "run/trajectory_file.h"
 #include "test_helpers.h"
 
@@ -332,4 +334,78 @@ TEST(RunFiles, TrajectoriesRoundTripWithoutTheUnpickler) {
     const std::string bytes = liftlab::trajectory_bytes(steps, theta, lifted);
     const std::string cut = dir.write("cut.pt", bytes.substr(0, bytes.size() - 5));
     EXPECT_TRUE(contains(data_error_of([&] { liftlab::read_trajectory(cut); }), "cut.pt"));
+}
+
+// Files move in pieces of kIoChunkBytes (a long read or write holds its core): one of several
+// pieces and an odd tail comes back byte for byte, written whole or appended.
+TEST(RunFiles, AFileOfSeveralIoChunksIsWrittenAppendedAndReadWhole) {
+    liftlab::test::TempDir dir;
+    std::string bytes(3 * liftlab::kIoChunkBytes + 7, '\0');
+    std::mt19937 rng(5);
+    for (auto& c : bytes) c = static_cast<char>(rng() & 0xFF);
+    const std::string path = dir.str() + "/big.bin";
+    liftlab::write_file_atomic(path, bytes, /*durable=*/false);
+    EXPECT_EQ(liftlab::read_regular_file(path, bytes.size()), bytes);
+    liftlab::append_file(path, bytes.substr(11));
+    EXPECT_EQ(liftlab::read_regular_file(path, 2 * bytes.size()), bytes + bytes.substr(11));
+}
+
+// The file is an append-only log: a run appends each log point's checkpoints as a record, and
+// a reader sees their concatenation; a cut last record (a killed or still-writing run) is left
+// out and reported, anything else malformed is a DataError.
+TEST(RunFiles, TrajectoryRecordsAppendAndACutLastRecordIsLeftOut) {
+    liftlab::test::TempDir dir;
+    auto rows = [](int from, int to) {
+        std::vector<std::int64_t> steps;
+        std::vector<torch::Tensor> theta, lifted;
+        for (int k = from; k < to; ++k) {
+            steps.push_back(10 * k);
+            theta.push_back(torch::full({3}, k + 0.25, torch::kFloat64));
+            lifted.push_back(torch::full({2}, -k - 0.5, torch::kFloat64));
+        }
+        return std::tuple{steps, theta, lifted};
+    };
+    const auto [s0, t0, l0] = rows(0, 2);
+    const auto [s1, t1, l1] = rows(2, 3);
+    const auto [s2, t2, l2] = rows(3, 5);
+    const std::string whole = liftlab::trajectory_bytes(s0, t0, l0) +
+                              liftlab::trajectory_record_bytes(s1, t1, l1) +
+                              liftlab::trajectory_record_bytes(s2, t2, l2);
+    const auto t = liftlab::read_trajectory(dir.write("log.pt", whole));
+    EXPECT_EQ(t.steps, (std::vector<std::int64_t>{0, 10, 20, 30, 40}));
+    EXPECT_FALSE(t.cut_tail);
+    ASSERT_EQ(t.theta.sizes(), (std::vector<int64_t>{5, 3}));
+    for (int k = 0; k < 5; ++k) {
+        EXPECT_EQ(t.theta[k][2].item<double>(), k + 0.25);
+        EXPECT_EQ(t.lifted[k][0].item<double>(), -k - 0.5);
+    }
+    // Cut anywhere inside the last record, its length line included: the first three remain.
+    const std::size_t last = whole.size() - liftlab::trajectory_record_bytes(s2, t2, l2).size();
+    for (std::size_t keep : {last + 1, last + 3, last + 40, whole.size() - 1}) {
+        const auto c = liftlab::read_trajectory(dir.write("c.pt", whole.substr(0, keep)));
+        EXPECT_TRUE(c.cut_tail) << keep;
+        EXPECT_EQ(c.steps, (std::vector<std::int64_t>{0, 10, 20})) << keep;
+        EXPECT_EQ(c.theta.size(0), 3) << keep;
+    }
+    // A complete record of another width, steps going back, a length that is not a number.
+    const auto [w, wt, wl] = rows(5, 6);
+    std::vector<torch::Tensor> wide = {torch::zeros({4}, torch::kFloat64)};
+    const std::string bad_width =
+        dir.write("w.pt", whole + liftlab::trajectory_record_bytes(w, wide, wl));
+    EXPECT_TRUE(
+        contains(data_error_of([&] { liftlab::read_trajectory(bad_width); }), "width or dtype"));
+    const std::string back =
+        dir.write("b.pt", whole + liftlab::trajectory_record_bytes(s1, t1, l1));
+    EXPECT_TRUE(contains(data_error_of([&] { liftlab::read_trajectory(back); }), "not increasing"));
+    const std::string junk = dir.write("j.pt", whole + "x9\n");
+    EXPECT_TRUE(contains(data_error_of([&] { liftlab::read_trajectory(junk); }), "j.pt"));
+    // The single-archive format of the previous LiftLab is still read.
+    liftlab::StateArchive old;
+    old.put_text("trajectory", "1");
+    old.put("steps", torch::tensor(s0, torch::kInt64));
+    old.put("theta", torch::stack(t0));
+    old.put("lifted", torch::stack(l0));
+    const auto o = liftlab::read_trajectory(dir.write("old1.pt", old.serialize()));
+    EXPECT_EQ(o.steps, s0);
+    EXPECT_TRUE(torch::equal(o.theta, torch::stack(t0)));
 }
