@@ -4,11 +4,15 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QRegularExpression>
+#include <QSysInfo>
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <limits>
 
 #include "run/run_files.h"
+
+#include <signal.h>
 
 namespace liftlab {
 
@@ -17,6 +21,23 @@ namespace {
 const QString kSpec = QString::fromLatin1(run_folder::kSpec);
 const QString kSummary = QString::fromLatin1(run_folder::kSummary);
 const QString kMetrics = QString::fromLatin1(run_folder::kMetrics);
+const QString kLock = QString::fromLatin1(run_folder::kResumeLock);
+
+// The process that wrote the run, as its lock file names it ("<host name> <pid>", engine
+// run/folder_lock.h), when that process ran on this machine and has ended: its pid; else 0
+// (another machine's process, an unreadable note, or one still alive).
+qint64 endedWriterPid(const QDir& dir) {
+    QFile f(dir.filePath(kLock));
+    if (!f.open(QIODevice::ReadOnly)) return 0;
+    const QStringList parts = QString::fromUtf8(f.read(512)).trimmed().split(QLatin1Char(' '));
+    if (parts.size() != 2 || parts[0] != QSysInfo::machineHostName()) return 0;
+    bool ok = false;
+    const qint64 pid = parts[1].toLongLong(&ok);
+    if (!ok || pid <= 0 || pid > std::numeric_limits<pid_t>::max()) return 0;
+    // kill(pid, 0): no signal, only whether the process exists (EPERM: it does, not ours).
+    if (::kill(static_cast<pid_t>(pid), 0) == 0 || errno != ESRCH) return 0;
+    return pid;
+}
 
 // Reads `dir/file` with the run folder's reader (run/run_files.h: regular file, bounded size and
 // nesting, one JSON library); false with a readable reason otherwise.
@@ -135,9 +156,18 @@ RunFolderInfo readRunFolder(const QString& path) {
     QString summaryError;
     if (readRunJson(dir, kSummary, read_summary_json, &summary, &summaryError)) {
         readSummary(summary, &info);
-        // A run whose process was killed keeps saying "running": the engine writes metrics.csv
-        // at every log point, so a long silence means nobody is writing any more.
-        if (info.status == QLatin1String(to_string(RunStatus::Running))) {
+        // A run whose process was killed keeps saying "running". Its lock file names the
+        // process that wrote it: on this machine, whether it still exists is known at once.
+        // Otherwise: the engine writes metrics.csv at every log point, so a long silence means
+        // nobody is writing any more.
+        const bool running = info.status == QLatin1String(to_string(RunStatus::Running));
+        if (const qint64 pid = running ? endedWriterPid(dir) : 0) {
+            info.status = QStringLiteral("killed");
+            info.error = QObject::tr(
+                             "its process (pid %1) ended without finishing the run (killed or "
+                             "crashed); Resume run continues it from its last saved state")
+                             .arg(pid);
+        } else if (running) {
             QDateTime last;
             for (const QString& f : {kMetrics, kSummary}) {
                 const QFileInfo w(dir.filePath(f));

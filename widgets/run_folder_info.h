@@ -21,8 +21,10 @@ struct RunFolderInfo {
     QString taskKind;  // spec "task"."kind"
     // summary "status": "running" | "ok" | "cancelled" | "diverged" (or whatever the runner
     // wrote); "incomplete" without a readable summary.json; "invalid" when spec.json is unusable;
-    // "stalled" for a "running" run whose metrics.csv and summary.json have not been written for
-    // kStalledAfterSeconds (its process was killed or crashed; `error` says so).
+    // "killed" for a "running" run whose writing process (resume/lock names it) ran on this
+    // machine and no longer exists; "stalled" for one whose metrics.csv and summary.json have
+    // not been written for kStalledAfterSeconds (its process was killed or crashed, here or on
+    // another machine). `error` says which.
     QString status;
     QStringList methods;  // spec method labels (the "name" when a method has no label)
     int seeds = 0, steps = 0;

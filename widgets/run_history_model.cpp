@@ -23,7 +23,8 @@ QColor statusColor(const QString& status) {
     const auto run = parse_run_status(status.toStdString());
     if (run == RunStatus::Ok) return QColor(0x2c, 0xa0, 0x2c);
     if (run == RunStatus::Running) return QColor(0x1f, 0x77, 0xb4);
-    if (run == RunStatus::Cancelled || status == QLatin1String("stalled"))
+    if (run == RunStatus::Cancelled || status == QLatin1String("stalled") ||
+        status == QLatin1String("killed"))
         return QColor(0xe6, 0x9f, 0x00);
     if ((run && stopped_early(*run)) || status == QLatin1String("invalid"))
         return QColor(0xd6, 0x27, 0x28);

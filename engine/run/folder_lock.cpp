@@ -14,7 +14,7 @@
 
 namespace liftlab {
 
-FolderLock::FolderLock(const std::string& dir) {
+FolderLock::FolderLock(const std::string& dir, bool writer) {
     const std::string folder = dir + "/" + run_folder::kResume;
     std::error_code ec;
     std::filesystem::create_directories(folder, ec);
@@ -30,6 +30,15 @@ FolderLock::FolderLock(const std::string& dir) {
             throw std::runtime_error(
                 dir + " is being written by another LiftLab process (it holds " + file + ")");
         throw WriteError(file, std::strerror(err));
+    }
+    if (!writer) return;
+    char host[256] = {};
+    if (::gethostname(host, sizeof host - 1) != 0) host[0] = '\0';
+    const std::string owner = std::string(host) + " " + std::to_string(::getpid()) + "\n";
+    // Best effort: the lock itself is what keeps a resume out; the note only speeds the window.
+    if (::ftruncate(fd_, 0) == 0) {
+        const ssize_t n = ::pwrite(fd_, owner.data(), owner.size(), 0);
+        (void)n;
     }
 }
 

@@ -185,7 +185,7 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
     auto plan = std::make_shared<ResumePlan>();
     plan->dir = dir;
     try {
-        plan->lock = std::make_shared<FolderLock>(dir);
+        plan->lock = std::make_shared<FolderLock>(dir, /*writer=*/true);
     } catch (const WriteError&) {
         throw;
     } catch (const std::exception& e) {

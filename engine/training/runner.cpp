@@ -324,7 +324,7 @@ void Run::create_folder() {
     store_->publish();  // the folder appears with its spec and summary, or not at all
     result_.run_dir = store_->dir();
     // Held while this process writes the folder: a resume must not continue a live run.
-    if (top_.save_state) lock_.emplace(store_->dir());
+    if (top_.save_state) lock_.emplace(store_->dir(), /*writer=*/true);
     write_test_data();
 }
 

@@ -4,6 +4,7 @@
 // state and a method without resumable state are refused with the reason.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cmath>
@@ -115,6 +116,35 @@ std::string untimed_metrics(const std::string& dir) {
             line.find(",solve_fraction,") == std::string::npos)
             out += line + "\n";
     return out;
+}
+
+// The process that writes a run takes its lock as the writer and names itself in the file (the
+// window reads it to tell a killed run from a live one); a probe takes the lock and leaves the
+// file as it is; a second taker while the lock is held is refused.
+TEST(FolderLockTest, TheWriterNamesItselfAndAProbeLeavesTheNote) {
+    liftlab::test::TempDir dir;
+    const std::string file = dir.str() + "/resume/lock";
+    auto note = [&] {
+        std::ifstream f(file);
+        std::stringstream ss;
+        ss << f.rdbuf();
+        return ss.str();
+    };
+    char host[256] = {};
+    ASSERT_EQ(::gethostname(host, sizeof host - 1), 0);
+    const std::string mine = std::string(host) + " " + std::to_string(::getpid()) + "\n";
+    {
+        const FolderLock writer(dir.str(), /*writer=*/true);
+        EXPECT_EQ(note(), mine);
+        EXPECT_THROW(FolderLock probe(dir.str()), std::runtime_error);
+    }
+    { std::ofstream(file) << "another-host 12\n"; }
+    {
+        const FolderLock probe(dir.str());
+        EXPECT_EQ(note(), "another-host 12\n");
+    }
+    const FolderLock writer(dir.str(), /*writer=*/true);
+    EXPECT_EQ(note(), mine);  // the other note replaced whole
 }
 
 TEST(Resume, StoppedAtEveryLogPointThenResumedGivesTheUninterruptedRun) {

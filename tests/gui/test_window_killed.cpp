@@ -134,6 +134,17 @@ TEST(WindowResume, KilledRunOpenedFromTheHistoryResumesToTheUninterruptedRun) {
         },
         10000));
     const QRect rect = history->rowRect(row);
+    // Its row says "killed" at once (its process is gone), with why in the tooltip.
+    const QModelIndex at = history->tree()->indexAt(rect.center());
+    QModelIndex status;
+    for (int c = 0; c < history->tree()->model()->columnCount(); ++c)
+        if (history->tree()->model()->headerData(c, Qt::Horizontal).toString() ==
+            QLatin1String("status"))
+            status = at.siblingAtColumn(c);
+    ASSERT_TRUE(status.isValid());
+    EXPECT_EQ(status.data().toString(), QStringLiteral("killed"));
+    EXPECT_TRUE(status.data(Qt::ToolTipRole).toString().contains(QStringLiteral("Resume run")))
+        << status.data(Qt::ToolTipRole).toString().toStdString();
     QTest::mouseClick(history->tree()->viewport(), Qt::LeftButton, {}, rect.center());
     QTest::mouseDClick(history->tree()->viewport(), Qt::LeftButton, {}, rect.center());
     ASSERT_EQ(w.lastRunDir(), clean) << w.statusText().toStdString();

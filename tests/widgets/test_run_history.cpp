@@ -1,6 +1,8 @@
 // Run folders as the runner writes them (run_folder_info.h) and the RunHistoryPanel browsing them:
 // listing, filter, file watching, the open / compare / reveal requests and drops.
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -18,10 +20,12 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSignalSpy>
+#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTreeView>
 #include <QUrl>
+
 #include <cmath>
 #include <functional>
 #include <memory>
@@ -268,6 +272,38 @@ TEST(RunFolderInfo, ARunningRunWithoutWritesForHalfAnHourIsStalled) {
     EXPECT_EQ(info.status, QString("stalled"));
     EXPECT_TRUE(info.error.contains("no write for 31 min")) << info.error.toStdString();
     EXPECT_TRUE(info.valid);
+}
+
+// The process writing a run names itself in resume/lock ("<host> <pid>"): on this machine, a
+// "running" run whose writer no longer exists is "killed" at once, not after half an hour.
+TEST(RunFolderInfo, ARunningRunWhoseWriterOnThisMachineIsGoneIsKilled) {
+    QTemporaryDir tmp;
+    const QString dir =
+        makeRun(tmp.path(), "icnn-escape-20261201-100000",
+                specJson("icnn-escape", "icnn-ebm-1d", {"lifter"}, 1, 3000), "running");
+    ASSERT_TRUE(QDir(dir).mkpath("resume"));
+    const QString lock = QDir(dir).filePath("resume/lock");
+    const pid_t gone = ::fork();  // a child that has exited and been reaped: its pid is free
+    if (gone == 0) ::_exit(0);
+    ASSERT_GT(gone, 0);
+    ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+    const QString host = QSysInfo::machineHostName();
+    ASSERT_TRUE(writeText(lock, (host + " " + QString::number(gone) + "\n").toUtf8()));
+    RunFolderInfo info = liftlab::readRunFolder(dir);
+    EXPECT_EQ(info.status, QString("killed"));
+    EXPECT_TRUE(info.error.contains(QString("pid %1").arg(gone))) << info.error.toStdString();
+    EXPECT_TRUE(info.valid);
+    // Alive (this process), another machine's process, or a note that is not one: running.
+    for (const QString& note :
+         {host + " " + QString::number(::getpid()) + "\n",
+          QString("elsewhere-%1 %2\n").arg(host).arg(gone), host + " x\n", QString()}) {
+        ASSERT_TRUE(writeText(lock, note.toUtf8()));
+        EXPECT_EQ(liftlab::readRunFolder(dir).status, QString("running")) << note.toStdString();
+    }
+    // A finished run is what its summary says, whoever wrote it.
+    ASSERT_TRUE(writeText(lock, (host + " " + QString::number(gone) + "\n").toUtf8()));
+    ASSERT_TRUE(writeJson(QDir(dir).filePath("summary.json"), summaryJson("ok", {})));
+    EXPECT_EQ(liftlab::readRunFolder(dir).status, QString("ok"));
 }
 
 TEST(RunFolderInfo, MissingOrBrokenSummaryIsIncomplete) {
