@@ -247,6 +247,9 @@ Verdict evaluate_cross_covariance(const Claim& claim, const RunTable& t) {
         bool structural = false, exact_zero = false, tested = false;
         std::vector<double> sigma, p, z, theta, p_theta, spread;
         double fisher = kClaimNaN, fisher_theta = kClaimNaN;
+        // "Vanishes", shown: TOST of the seeds' σ²_Jac / |lifter's mean σ²_Jac| within
+        // ±kVanishMargin (NaN: not computed, fewer than 2 seeds or no lifter value).
+        double tost = kClaimNaN, ratio_mean = kClaimNaN, ratio_sd = kClaimNaN;
         int below = 0;
     };
     std::vector<Cell> cells;
@@ -294,6 +297,22 @@ Verdict evaluate_cross_covariance(const Claim& claim, const RunTable& t) {
     int k = 0;
     for (size_t i = 1; i < cells.size(); ++i) k += cells[i].tested ? 1 : 0;
     const double full_abs = full.sigma.empty() ? kClaimNaN : stats::mean(full.sigma);
+    v.test += "; an ablation vanishes when its mean σ²_Jac is shown within ±" +
+              format_number(100 * kVanishMargin) +
+              " % of the lifter's |mean σ²_Jac| (two one-sided t-tests over the seeds, TOST, "
+              "each at α; a structural or exact 0 needs none)";
+    for (size_t i = 1; i < cells.size(); ++i) {
+        Cell& cell = cells[i];
+        if (!cell.tested || cell.exact_zero || cell.sigma.size() < 2 || !std::isfinite(full_abs) ||
+            full_abs == 0)
+            continue;
+        std::vector<double> r;
+        for (double x : cell.sigma) r.push_back(x / std::abs(full_abs));
+        cell.ratio_mean = stats::mean(r);
+        cell.ratio_sd = stats::sample_sd(r);
+        cell.tost = std::max(stats::one_sample_t_test(r, -kVanishMargin, Alternative::Greater).p,
+                             stats::one_sample_t_test(r, kVanishMargin, Alternative::Less).p);
+    }
     std::string ours;
     bool variant_significant = false;
     double worst_variant_p = 1;
@@ -312,6 +331,7 @@ Verdict evaluate_cross_covariance(const Claim& claim, const RunTable& t) {
             if (&cell != &full && std::isfinite(full_abs) && full_abs != 0)
                 s += ", " + format_number(100 * std::abs(stats::mean(cell.sigma) / full_abs), 2) +
                      " % of the lifter's |σ²_Jac|";
+            if (std::isfinite(cell.tost)) s += ", TOST p = " + format_p(cell.tost);
         } else {
             s += "no value";
         }
@@ -340,7 +360,30 @@ Verdict evaluate_cross_covariance(const Claim& claim, const RunTable& t) {
                           format_p(worst_variant_p) + " < α/" + std::to_string(std::max(1, k)) +
                           "): 'only the full lifter' does not hold as stated");
     } else if (full.fisher < kAlpha) {
-        v.verdict = "holds";
+        // Not distinguishable from 0 is not shown to vanish: each ablation with a slack must be
+        // within the margin by its own test.
+        std::vector<std::string> unshown;
+        int64_t needed = 0;
+        for (size_t i = 1; i < cells.size(); ++i) {
+            const Cell& cell = cells[i];
+            if (!cell.tested || cell.exact_zero || cell.tost < kAlpha) continue;
+            unshown.push_back(cell.method);
+            const double gap = kVanishMargin - std::abs(cell.ratio_mean);
+            if (std::isfinite(cell.tost) && gap > 0 && cell.ratio_sd > 0)
+                needed = std::max(needed, stats::seeds_for_power_one_sample(gap, cell.ratio_sd,
+                                                                            kAlpha, kPower, true));
+        }
+        if (unshown.empty()) {
+            v.verdict = "holds";
+        } else {
+            v.verdict = "inconclusive";
+            std::string names;
+            for (const auto& n : unshown) names += (names.empty() ? "" : ", ") + n;
+            v.notes.push_back(names + ": not distinguishable from 0, nor shown within ±" +
+                              format_number(100 * kVanishMargin) +
+                              " % of the lifter's |σ²_Jac| (TOST p ≥ α): 'vanishes' is not shown");
+            if (needed > 0) v.needed = needed_text(needed);
+        }
     } else {
         v.verdict = "inconclusive";
         if (full.z.size() >= 2)

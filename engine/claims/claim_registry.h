@@ -85,5 +85,9 @@ const Claim* find_claim(const std::string& id);
 // The significance level of every verdict and the power of the seed-count estimates.
 inline constexpr double kAlpha = 0.05;
 inline constexpr double kPower = 0.8;
+// Theorem 1's "σ²_Jac vanishes" for an ablation: its mean within ±10 % of the full lifter's
+// |mean σ²_Jac|, shown by an equivalence test (claim_evaluation.cpp), not assumed from a test
+// that failed to reject 0.
+inline constexpr double kVanishMargin = 0.10;
 
 }  // namespace liftlab::claims

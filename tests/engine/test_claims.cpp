@@ -219,7 +219,8 @@ TEST(ClaimsEvaluation, CrossCovarianceCombinesTheSeedsByFishersMethod) {
     c.cmp.metric = "sigma2_jac";
     c.cmp.a = "lifter";
     c.cmp.variants = {"lifter-noslack", "lifter-nobody", "lifter-decoupled"};
-    auto make = [&](const std::string& name, const std::vector<double>& decoupled_p) {
+    auto make = [&](const std::string& name, const std::vector<double>& decoupled_p,
+                    double decoupled_spread = 2e-6) {
         std::vector<FakeRun> runs;
         for (std::uint64_t s = 0; s < decoupled_p.size(); ++s) {
             runs.push_back({"lifter",
@@ -239,7 +240,7 @@ TEST(ClaimsEvaluation, CrossCovarianceCombinesTheSeedsByFishersMethod) {
                             "",
                             s,
                             {{"slack", 1},
-                             {"sigma2_jac", 2e-5},
+                             {"sigma2_jac", 2e-5 + decoupled_spread * (s % 2 ? 1.0 : -1.0)},
                              {"p_value", decoupled_p[s]},
                              {"sigma2_jac_null_sd", 1.5e-5}}});
         }
@@ -254,6 +255,20 @@ TEST(ClaimsEvaluation, CrossCovarianceCombinesTheSeedsByFishersMethod) {
     v = evaluate_claim(c, make("x2", {0.01, 0.02, 0.04, 0.03, 0.2, 0.01, 0.05, 0.02, 0.06, 0.03}));
     EXPECT_EQ(v.verdict, "refuted");
     EXPECT_NE(v.ours.find("lifter-decoupled"), std::string::npos);
+    // Not rejected is not shown to vanish. Decoupled σ²_Jac = 2e-5 ± 2e-6 over 10 seeds is 5 % ±
+    // 0.5 % of the lifter's 4e-4: within ±10 % by TOST (t = (0.10 − 0.05)/(0.0053/√10) ≈ 30,
+    // p ≈ 1e-10). With a spread of ±6e-5 (±15 %) on 3 seeds the same mean is not: TOST on 2 df,
+    // t = (0.10 − 0.05)/(0.173/√3) ≈ 0.5, p ≈ 0.33: inconclusive, with the seeds it would need.
+    v = evaluate_claim(c, make("x1", {0.9, 0.5, 0.3, 0.7, 0.2, 0.6, 0.45, 0.8, 0.35, 0.55}));
+    EXPECT_NE(v.ours.find("TOST p = "), std::string::npos) << v.ours;
+    EXPECT_NE(v.test.find("±10 %"), std::string::npos) << v.test;
+    v = evaluate_claim(c, make("x3", {0.9, 0.5, 0.3}, 6e-5));
+    EXPECT_EQ(v.verdict, "inconclusive");
+    ASSERT_FALSE(v.notes.empty());
+    EXPECT_NE(v.notes.back().find("lifter-decoupled: not distinguishable from 0"),
+              std::string::npos)
+        << v.notes.back();
+    EXPECT_FALSE(v.needed.empty());
 }
 
 TEST(ClaimsEvaluation, BasinSharesUseTheAntimodeOfThePooledLosses) {
