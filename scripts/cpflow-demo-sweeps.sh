@@ -63,6 +63,20 @@ for preset in $presets; do
         [ "$(status_of "$d")" = ok ] && shard_dirs+=("$d")
       done
     done
+    # A merged run newer than every shard is kept: a restarted driver does not replace the folder
+    # that claims folders (`liftlab-cli claims --reuse`) already name.
+    kept=""
+    for m in "$dir/merged/"*/; do
+      [ -d "$m" ] && [ "$(status_of "$m")" = ok ] || continue
+      kept=${m%/}
+      for d in "${shard_dirs[@]}"; do
+        [ "$m/summary.json" -nt "$d/summary.json" ] || kept=""
+      done
+    done
+    if [ -n "$kept" ]; then
+      echo "$(stamp) $preset $target merged (kept): $kept"
+      continue
+    fi
     rm -rf "$dir/merged"
     merged=$(nice -n "$level" "$cli" merge "${shard_dirs[@]}" --out "$dir/merged")
     nice -n "$level" "$cli" report "$merged" >/dev/null 2>>"$dir/report.log"
