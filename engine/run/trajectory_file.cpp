@@ -13,7 +13,7 @@ namespace liftlab {
 namespace {
 
 constexpr std::uint64_t kMaxTrajectoryBytes = std::uint64_t{4} << 30;  // as a state file
-constexpr const char* kMagic = "LIFTLAB-TRAJECTORY 2\n";
+constexpr const char* kTrajectoryMagic = "LIFTLAB-TRAJECTORY 2\n";
 
 }  // namespace
 
@@ -38,7 +38,7 @@ std::string trajectory_record_bytes(const std::vector<std::int64_t>& steps,
 std::string trajectory_bytes(const std::vector<std::int64_t>& steps,
                              const std::vector<torch::Tensor>& theta,
                              const std::vector<torch::Tensor>& lifted) {
-    return std::string(kMagic) + trajectory_record_bytes(steps, theta, lifted);
+    return std::string(kTrajectoryMagic) + trajectory_record_bytes(steps, theta, lifted);
 }
 
 namespace {
@@ -75,7 +75,7 @@ Part checked_part(const StateArchive& a, const std::string& path, const Part* fi
     return p;
 }
 
-TrajectoryRecord joined(const std::vector<Part>& parts, bool cut_tail) {
+TrajectoryRecord joined_record(const std::vector<Part>& parts, bool cut_tail) {
     std::vector<torch::Tensor> steps, theta, lifted;
     for (const auto& p : parts) {
         steps.push_back(p.steps);
@@ -101,7 +101,7 @@ TrajectoryRecord read_trajectory(const std::string& path) {
         throw DataError(path, 0,
                         "a trajectory file of an earlier LiftLab (a LibTorch archive), which is "
                         "no longer read: run the method again to record its trajectory");
-    const std::string magic(kMagic);
+    const std::string magic(kTrajectoryMagic);
     std::vector<Part> parts;
     std::int64_t last_step = std::numeric_limits<std::int64_t>::min();
     if (bytes.compare(0, magic.size(), magic) != 0) {
@@ -109,7 +109,7 @@ TrajectoryRecord read_trajectory(const std::string& path) {
         const StateArchive a = StateArchive::parse(bytes, path);
         if (!a.has("trajectory")) throw DataError(path, 0, "not a LiftLab trajectory file");
         parts.push_back(checked_part(a, path, nullptr, last_step));
-        return joined(parts, false);
+        return joined_record(parts, false);
     }
     std::size_t at = magic.size();
     bool cut = false;
@@ -137,7 +137,7 @@ TrajectoryRecord read_trajectory(const std::string& path) {
         throw DataError(path, 0,
                         cut ? "holds no complete checkpoint record (cut while being written?)"
                             : "holds no checkpoint record");
-    return joined(parts, cut);
+    return joined_record(parts, cut);
 }
 
 }  // namespace liftlab

@@ -8,8 +8,8 @@ locale and the other way round, and the window opens C and comma-locale runs und
 Times, the only fields masked: wall-clock seconds (`time_s`) and the share of them spent in the
 closed-form solve (`solve_fraction`) — rows of metrics.csv, finals in summary.json, columns of
 figures/summary.{md,csv}, the same finals inside resume/unit*.state (whose `sizes` entry, the CSV
-byte counts, is checked against the files instead) — the folder name's date stamp, and
-figures/timing.png (a picture of those times). The run's stderr is compared as well, with the
+byte counts, is checked against the files instead) — the folder name's date stamp,
+figures/timing.png (a picture of those times), and the writer's pid in resume/lock. The run's stderr is compared as well, with the
 elapsed times, the time column and the folder's path masked.
 
 usage: locale_identity.py LIFTLAB_CLI LIFTLAB_GUI WORKDIR
@@ -136,6 +136,11 @@ def comparable(run_dir, rel):
     if rel.startswith("resume/") and name.endswith(".state"):
         return masked_state(path, run_dir), "finals' time_s/solve_fraction masked, sizes checked"
     data = open(path, "rb").read()
+    if rel == "resume/lock":
+        # "<host name> <pid>\n": which process wrote the run (the window's killed-run check).
+        if not re.fullmatch(rb"\S* [1-9][0-9]*\n", data):
+            raise SystemExit(f"FAIL: {path} is not '<host> <pid>': {data!r}")
+        return re.sub(rb" [0-9]+\n$", b" <pid>\n", data), "the writer's pid masked"
     if name == "metrics.csv":
         return masked_csv_rows(data.decode(), 3, 4).encode(), "time_s/solve_fraction rows masked"
     if name == "summary.json":
