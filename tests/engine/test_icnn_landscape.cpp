@@ -12,9 +12,9 @@
 
 #include "core/errors.h"
 #include "spec/experiment_spec.h"
+#include "test_helpers.h"
 #include "training/icnn_landscape.h"
 #include "training/runner.h"
-#include "test_helpers.h"
 
 namespace liftlab {
 namespace {
