@@ -163,9 +163,15 @@ RunFolderInfo readRunFolder(const QString& path) {
         const bool running = info.status == QLatin1String(to_string(RunStatus::Running));
         if (const qint64 pid = running ? endedWriterPid(dir) : 0) {
             info.status = QStringLiteral("killed");
-            info.error = QObject::tr(
-                             "its process (pid %1) ended without finishing the run (killed or "
-                             "crashed); Resume run continues it from its last saved state")
+            const bool saved = !QDir(dir.filePath(QStringLiteral("resume")))
+                                    .entryList({QStringLiteral("unit*.state")}, QDir::Files)
+                                    .isEmpty();
+            info.error = (saved ? QObject::tr("its process (pid %1) ended without finishing the "
+                                              "run (killed or crashed); Resume run continues it "
+                                              "from its last saved state")
+                                : QObject::tr("its process (pid %1) ended without finishing the "
+                                              "run (killed or crashed) before it saved a state "
+                                              "to resume from; Re-run starts it again"))
                              .arg(pid);
         } else if (running) {
             QDateTime last;

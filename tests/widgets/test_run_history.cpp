@@ -292,7 +292,12 @@ TEST(RunFolderInfo, ARunningRunWhoseWriterOnThisMachineIsGoneIsKilled) {
     RunFolderInfo info = liftlab::readRunFolder(dir);
     EXPECT_EQ(info.status, QString("killed"));
     EXPECT_TRUE(info.error.contains(QString("pid %1").arg(gone))) << info.error.toStdString();
+    EXPECT_TRUE(info.error.contains("before it saved a state")) << info.error.toStdString();
     EXPECT_TRUE(info.valid);
+    ASSERT_TRUE(writeText(QDir(dir).filePath("resume/unit0.state"), "state"));
+    info = liftlab::readRunFolder(dir);
+    EXPECT_EQ(info.status, QString("killed"));
+    EXPECT_TRUE(info.error.contains("Resume run continues it")) << info.error.toStdString();
     // Alive (this process), another machine's process, or a note that is not one: running.
     for (const QString& note :
          {host + " " + QString::number(::getpid()) + "\n",
