@@ -382,6 +382,7 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
         write_claims_files(report);
     };
 
+    report.status = "running";  // what the files say until the check ends
     std::vector<const Claim*> selected;
     for (const auto& c : claim_registry())
         if (options.only.empty() ||
@@ -439,7 +440,7 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
         report.rows.push_back(row);
         save();
     }
-    if (runner.cancelled) report.status = "cancelled";
+    report.status = runner.cancelled ? "cancelled" : "ok";
     save();
     return report;
 }
@@ -512,8 +513,9 @@ void write_claims_files(const ClaimsReport& report) {
     md.imbue(std::locale::classic());
     md << "# The claims, re-checked (" << to_string(report.tier) << " tier)\n\n";
     md << "`liftlab-cli claims --tier " << to_string(report.tier) << (report.tune ? " --tune" : "")
-       << "`, started " << report.started << ", finished " << report.finished << " ("
-       << format_number(report.wall_seconds / 60, 3) << " min wall";
+       << "`, started " << report.started
+       << (report.status == "running" ? ", last written " : ", finished ") << report.finished
+       << " (" << format_number(report.wall_seconds / 60, 3) << " min wall";
     if (!report.blas_core.empty()) md << "; OpenBLAS kernels " << report.blas_core;
     md << "; status " << report.status << "). Every verdict is at α = " << format_number(kAlpha)
        << " for the stated test: **holds** / **refuted** where the test decides, otherwise "

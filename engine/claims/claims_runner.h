@@ -50,8 +50,9 @@ struct ClaimsReport {
     std::map<std::string, std::string> reuse;
     std::string started, finished;  // local time, ISO 8601
     double wall_seconds = 0;
-    std::string blas_core;      // OpenBLAS kernels of the runs (spec.json versions.blas_core)
-    std::string status = "ok";  // ok | cancelled
+    std::string blas_core;  // OpenBLAS kernels of the runs (spec.json versions.blas_core)
+    // ok | cancelled; running in the files written after each claim until the check ends.
+    std::string status = "ok";
     std::vector<ClaimRow> rows;
 };
 

@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
+#include <sstream>
 
 #include "claims/claim_evaluation.h"
 #include "claims/claim_registry.h"
@@ -323,6 +325,36 @@ TEST(ClaimsEvaluation, SweepValuesAndTimeToTargetAreReadFromTheFolder) {
     const auto v = evaluate_claim(c, t);
     EXPECT_NE(v.time_to_target.find("a 20 steps (2.5 s), 2/2 seeds"), std::string::npos)
         << v.time_to_target;
+}
+
+// The files are written after every claim: until the check ends they say "running", so a folder
+// read mid-check (or left by a killed one) is not taken for a finished one.
+TEST(ClaimsRunner, FilesWrittenMidCheckSayRunningAndTheLastOnesOk) {
+    TempDir tmp;
+    ClaimsOptions o;
+    o.tier = Tier::Tiny;
+    o.out_dir = tmp.str();
+    o.only = {"cf-ridge-small-batch", "lifter-1d-tv"};
+    std::string seen;
+    ClaimsCallbacks cb;
+    cb.note = [&](const std::string& line) {
+        if (line.rfind("claim 2/", 0) != 0) return;
+        for (const auto& e : std::filesystem::directory_iterator(tmp.str())) {
+            std::ifstream in(e.path() / "claims.json");
+            const auto j = nlohmann::json::parse(in);
+            seen = j.at("status").get<std::string>() + " " + std::to_string(j.at("claims").size());
+        }
+    };
+    const auto report = run_claims(o, cb);
+    EXPECT_EQ(seen, "running 1");
+    std::ifstream in(std::filesystem::path(report.dir) / "claims.json");
+    const auto j = nlohmann::json::parse(in);
+    EXPECT_EQ(j.at("status"), "ok");
+    EXPECT_EQ(j.at("claims").size(), 2u);
+    std::ifstream md(std::filesystem::path(report.dir) / "claims.md");
+    std::stringstream text;
+    text << md.rdbuf();
+    EXPECT_NE(text.str().find(", finished "), std::string::npos);
 }
 
 TEST(ClaimsRunner, RecipesPrintAsCommands) {
