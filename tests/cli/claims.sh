@@ -68,6 +68,26 @@ PY
   [ -z "$(ls "$again/runs" 2>/dev/null)" ] || fail "--reuse ran something: $(ls "$again/runs")"
   "$cli" claims --resume "$dir" >/dev/null 2>err3.txt || { cat err3.txt; fail "--resume failed"; }
   grep -q "finished earlier" err3.txt || fail "--resume ran its sub-runs again: $(cat err3.txt)"
+  # scripts/claims-table.py over both folders: one row per claim, the tuned claim's verdict at its
+  # best beside the preset's, the escape row (a later run of it) from the --reuse folder.
+  table=$(dirname "$0")/../../scripts/claims-table.py
+  "$py" "$table" "$dir" "$again" > table.md || fail "claims-table.py failed"
+  "$py" "$table" --brief "$dir" "$again" > brief.md || fail "claims-table.py --brief failed"
+  "$py" - table.md brief.md "$again" <<'PY' || fail "claims-table.py rows wrong: $(cat table.md)"
+import os, sys
+for path, columns in ((sys.argv[1], 8), (sys.argv[2], 4)):
+    rows = [l for l in open(path, encoding="utf-8") if l.startswith("| `")]
+    assert len(rows) == 2, rows
+    cells = [[x.strip() for x in r.strip().strip("|").split(" | ")] for r in rows]
+    assert all(len(c) == columns for c in cells), cells
+    adam, escape = cells
+    assert adam[0].startswith("`cf-prox-matches-adam`") and escape[0].startswith("`escape`")
+    assert adam[-1] != "–" and ", p = " in adam[-1], adam
+    assert escape[-1] == "–", escape
+text = open(sys.argv[1], encoding="utf-8").read()
+assert "`" + os.path.basename(sys.argv[3]) + "`" in text
+assert text.startswith("0 of 2 claims at the full tier (2 at the tiny tier)"), text[:120]
+PY
   ;;
 *) fail "unknown scenario" ;;
 esac
