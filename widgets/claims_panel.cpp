@@ -1,6 +1,7 @@
 #include "claims_panel.h"
 
 #include <qcustomplot.h>
+#include <QFontMetrics>
 #include <QHeaderView>
 #include <QTableWidget>
 #include <QVBoxLayout>
@@ -21,6 +22,9 @@ const VerdictStyle kVerdicts[] = {{"holds", QColor(27, 127, 59)},
                                   {"not run", QColor(150, 150, 150)}};
 constexpr double kAlphaLine = 0.05;
 constexpr double kClaimsBarWidth = 0.7;
+constexpr double kStubFraction = 0.02;  // the least bar height, as a share of the axis's top
+constexpr double kLabelRotation = 35;   // degrees
+constexpr int kRightPadPx = 8;
 
 }  // namespace
 
@@ -72,24 +76,39 @@ void ClaimsPanel::clear() {
 void ClaimsPanel::redraw() {
     QVector<QVector<double>> keys(bars_.size()), values(bars_.size());
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    QVector<double> heights;
     double top = -std::log10(kAlphaLine);
+    for (const Row& r : rows_) {
+        heights << (std::isfinite(r.p) && r.p > 0 ? -std::log10(r.p) : 0.0);
+        top = std::max(top, heights.back());
+    }
     for (int i = 0; i < rows_.size(); ++i) {
         const Row& r = rows_[i];
         int series = 2;  // inconclusive
         for (int v = 0; v < bars_.size(); ++v)
             if (r.verdict == QLatin1String(kVerdicts[v].verdict)) series = v;
-        // A missing p (not run, no test) is a stub bar so that the claim still has its slot.
-        const double height = std::isfinite(r.p) && r.p > 0 ? -std::log10(r.p) : 0.05;
+        // Every claim keeps a visible stub in its verdict's colour: a claim without a p (not
+        // run) and one whose test points the other way (p near 1, as a refuted one-sided claim)
+        // would otherwise have no bar at all.
         keys[series] << i;
-        values[series] << height;
+        values[series] << std::max(heights[i], kStubFraction * top);
         ticker->addTick(i, r.id);
-        top = std::max(top, height);
     }
     for (int v = 0; v < bars_.size(); ++v) bars_[v]->setData(keys[v], values[v]);
     plot_->xAxis->setTicker(ticker);
-    plot_->xAxis->setTickLabelRotation(35);
+    plot_->xAxis->setTickLabelRotation(kLabelRotation);
     plot_->xAxis->setRange(-0.6, std::max<double>(rows_.size(), 1) - 0.4);
     plot_->yAxis->setRange(0, top * 1.12);
+    // A rotated label runs right of its tick, past the axis rect; QCustomPlot's automatic right
+    // margin does not count it, so the last claims' labels were not drawn. Leave room for the
+    // widest label of the last few slots.
+    const QFontMetrics metrics(plot_->xAxis->tickLabelFont());
+    int overhang = 0;
+    for (int i = std::max(0, int(rows_.size()) - 3); i < rows_.size(); ++i)
+        overhang = std::max(overhang, metrics.horizontalAdvance(rows_[i].id));
+    plot_->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
+    plot_->axisRect()->setMargins(
+        QMargins(0, 0, int(overhang * std::cos(kLabelRotation * M_PI / 180.0)) + kRightPadPx, 0));
     setEmptyNote(rows_.isEmpty() ? tr("Open a claims folder (liftlab-cli claims) to see its table")
                                  : QString());
 

@@ -398,11 +398,14 @@ bool MainWindow::showRuns(const QStringList& dirs) {
     const QString title = monitor_->showOpened(runs, clean, kShownMetric);
     setWindowTitle(tr("LiftLab — %1").arg(title));
     actions_->saveComparisonAction()->setEnabled(clean.size() > 1);
-    // The form shows how run A was run (its spec.json): Start or Re-run repeats it.
+    // The form shows how run A was run (its spec.json): Start or Re-run repeats it. A claims
+    // folder has no spec of its own (its sub-runs do): the form keeps its values, quietly.
     QString formError;
-    if (form_->isEnabled() && !form_->loadRun(openedRun_, &formError))
+    const bool claimsFolder = !runs.front()->claims.empty();
+    if (!claimsFolder && form_->isEnabled() && !form_->loadRun(openedRun_, &formError))
         showMessage(statusText() + tr(" (The form keeps its values: %1)").arg(formError), true);
-    controls_->setRerunTarget(formError.isEmpty() ? QFileInfo(openedRun_).fileName() : QString());
+    controls_->setRerunTarget(
+        formError.isEmpty() && !claimsFolder ? QFileInfo(openedRun_).fileName() : QString());
     updateResumeState();
     updateForkOffer();
     saveSession();

@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QRegularExpression>
 #include <QStringList>
+#include <algorithm>
 
 #include "run_comparison.h"
 #include "run_folder_data.h"
@@ -30,9 +31,27 @@ QString shortName(const QString& runDir, const RunFolderInfo& info) {
     return m.hasMatch() ? QStringLiteral("%1 #%2").arg(name, m.captured(1)) : name;
 }
 
+// A claims folder (`liftlab-cli claims`): "claims-full-… · claims (full tier) · 6 claims: 5 holds,
+// 1 refuted · running". It has no spec, steps or methods of its own.
+QString claimsCaption(const QString& runDir, const RunFolderData& run) {
+    QStringList counts;
+    for (const char* verdict : {"holds", "refuted", "inconclusive", "not run"}) {
+        const auto n = std::count_if(run.claims.begin(), run.claims.end(),
+                                     [&](const auto& c) { return c.verdict == verdict; });
+        if (n > 0) counts << QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(verdict));
+    }
+    QStringList parts{QFileInfo(runDir).fileName(), QString::fromStdString(run.title),
+                      (run.claims.size() == 1 ? QObject::tr("1 claim: %1")
+                                              : QObject::tr("%1 claims: %2").arg(run.claims.size()))
+                          .arg(counts.join(QStringLiteral(", ")))};
+    if (!run.status.empty()) parts << QString::fromStdString(run.status);
+    return parts.join(QStringLiteral(" · "));
+}
+
 }  // namespace
 
 QString runCaption(const QString& runDir, const RunFolderData& run) {
+    if (!run.claims.empty()) return claimsCaption(runDir, run);
     const RunFolderInfo info = readRunFolder(runDir);
     QStringList parts;
     parts << shortName(runDir, info);
@@ -49,6 +68,7 @@ QString runCaption(const QString& runDir, const RunFolderData& run) {
 }
 
 QString runShortCaption(const QString& runDir, const RunFolderData& run) {
+    if (!run.claims.empty()) return claimsCaption(runDir, run);
     const RunFolderInfo info = readRunFolder(runDir);
     QString text = shortName(runDir, info);
     if (!info.modelFile.isEmpty())

@@ -674,3 +674,33 @@ TEST(WindowTrust, EveryRegistryMethodHasADistinctColour) {
         }
     std::printf("[ info     ] smallest CIEDE2000 difference between two methods: %.1f\n", smallest);
 }
+
+// A claims folder (`liftlab-cli claims`) opened: the status line counts its verdicts and says its
+// status; the form keeps its preset without an error (the folder has no spec.json of its own) and
+// Re-run stays off (a claims check is re-run from the CLI, not as a run).
+TEST(WindowTrust, AClaimsFolderOpensWithItsVerdictsCountedAndNoFormError) {
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("claims-full-20261205-112833"));
+    ASSERT_TRUE(QDir().mkpath(dir));
+    QFile file(dir + QStringLiteral("/claims.json"));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"({"tier": "full", "status": "running", "claims": [
+        {"id": "a", "claim": "A", "tier": "full", "preset": {"verdict": "holds", "p": 1e-9}},
+        {"id": "b", "claim": "B", "tier": "full", "preset": {"verdict": "refuted", "p": 0.98}},
+        {"id": "c", "claim": "C", "tier": "full", "preset": {"verdict": "holds", "p": 0.01}}]})");
+    file.close();
+    auto window = std::make_unique<MainWindow>();
+    window->setOutputDir(out.path());
+    window->show();
+    ASSERT_TRUE(window->selectPreset("cf-regression"));
+    ASSERT_TRUE(window->openRun(dir)) << window->statusText().toStdString();
+    const QString status = window->statusText();
+    EXPECT_TRUE(status.contains("claims (full tier) · 3 claims: 2 holds, 1 refuted · running"))
+        << status.toStdString();
+    EXPECT_FALSE(status.contains("The form keeps its values")) << status.toStdString();
+    EXPECT_EQ(window->form()->presetName(), QStringLiteral("cf-regression"));
+    EXPECT_FALSE(window->findChild<liftlab::RunControls*>()->rerunAction()->isEnabled());
+    RunView* view = window->runView();
+    for (int i = 0; i < view->tabCount(); ++i)
+        if (view->tabKey(i) == "claims") EXPECT_TRUE(view->hasContent(i));
+}

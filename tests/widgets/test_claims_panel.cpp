@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <cmath>
@@ -63,4 +64,25 @@ TEST(ClaimsPanel, ClearsAndExports) {
     panel.clear();
     EXPECT_EQ(panel.rowCount(), 0);
     EXPECT_EQ(panel.table()->rowCount(), 0);
+}
+
+// Every claim has a visible bar in its verdict's colour, also a refuted one-sided claim whose p is
+// near 1 (−log10 p ≈ 0) and a claim without a p; and the last claims' rotated labels fit: the axis
+// rect leaves them room on the right (they were not drawn at all before).
+TEST(ClaimsPanel, EveryClaimHasAVisibleBarAndItsLabelRoom) {
+    ClaimsPanel panel;
+    panel.setRows({claimRow("first", "holds", 1e-8), claimRow("wrong-way", "refuted", 0.978),
+                   claimRow("no-p", "not run", NAN),
+                   claimRow("a-rather-long-claim-identifier-at-the-end", "holds", 0.01)});
+    QCustomPlot* plot = panel.plot();
+    auto bars = [&](int i) { return qobject_cast<QCPBars*>(plot->plottable(i)); };
+    const double top = plot->yAxis->range().upper;
+    ASSERT_EQ(bars(1)->data()->size(), 1);  // refuted
+    EXPECT_GE(bars(1)->data()->at(0)->value, 0.015 * top);
+    EXPECT_GE(bars(3)->data()->at(0)->value, 0.015 * top);   // not run
+    EXPECT_NEAR(bars(0)->data()->at(0)->value, 8.0, 1e-12);  // a real height is left as it is
+    const QFontMetrics metrics(plot->xAxis->tickLabelFont());
+    const int label =
+        metrics.horizontalAdvance(QStringLiteral("a-rather-long-claim-identifier-at-the-end"));
+    EXPECT_GE(plot->axisRect()->margins().right(), int(label * std::cos(35 * M_PI / 180.0)));
 }
