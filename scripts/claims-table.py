@@ -4,8 +4,8 @@ was run, from which run, and when (the run's start, from its folder's name). For
 row comes from a full-tier folder when one holds it (the latest such), else from the latest
 fast-tier folder; a claim in no folder is listed as not run. A row read from a reused run folder
 names that run's preset and seed count, so a full-tier row that reused a run of another recipe says
-so. A claim checked with `--tune` also gets its verdict at each method's tuned best. Markdown on
-stdout. Only the standard library.
+so. A claim checked with `--tune` also gets its verdict at each method's tuned best; every row
+names the command that re-makes it. Markdown on stdout. Only the standard library.
 
 --brief gives the short table README carries (claim, tier and seeds, verdict, tuned verdict).
 
@@ -43,6 +43,15 @@ def run_started(claim, fallback):
     m = re.search(r"(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})\d{2}$",
                   os.path.basename(os.path.normpath(claim.get("run_dir") or "")))
     return f"{m[1]}-{m[2]}-{m[3]} {m[4]}:{m[5]}" if m else fallback
+
+
+def command_of(claim, tier):
+    """The command that re-makes the row: its sub-run's `liftlab-cli run …` when it ran one, else
+    (a reused run) the claims check of that claim at the row's tier."""
+    command = claim.get("command") or ""
+    if command.startswith("liftlab-cli run "):
+        return f"`{command}`"
+    return f"`liftlab-cli claims --tier {tier} --only {claim['id']}`"
 
 
 def cell(text):
@@ -104,8 +113,8 @@ def main(args):
         print("|---|---|---|---|")
     else:
         print("| claim | tier, run, when (UTC) | seeds | measured | test | p | verdict "
-              "| at the tuned best |")
-        print("|---|---|---|---|---|---|---|---|")
+              "| at the tuned best | command |")
+        print("|---|---|---|---|---|---|---|---|---|")
     for key in order:
         _, when, tier, c, _ = chosen[key]
         row = c.get("preset") or {}
@@ -123,7 +132,7 @@ def main(args):
                 how += " (reused run" + (f": {run}" if run else "") + ")"
             cells = [f"`{key}`: {c.get('claim', '')}", f"{how}, {when}", row.get("seeds", ""),
                      row.get("ours", ""), row.get("test", ""), p_text(row.get("p")),
-                     verdict_text(row), tuned_text(c, brief)]
+                     verdict_text(row), tuned_text(c, brief), command_of(c, tier)]
         print("| " + " | ".join(cell(x) for x in cells) + " |")
     return 0
 
