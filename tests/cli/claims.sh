@@ -73,6 +73,14 @@ PY
   table=$(dirname "$0")/../../scripts/claims-table.py
   "$py" "$table" "$dir" "$again" > table.md || fail "claims-table.py failed"
   "$py" "$table" --brief "$dir" "$again" > brief.md || fail "claims-table.py --brief failed"
+  # --into splices the table between its markers and leaves the rest of the file alone.
+  printf 'head\n<!-- claims-table brief begin -->\nold\n<!-- claims-table brief end -->\ntail\n' > doc.md
+  "$py" "$table" --brief --into doc.md "$dir" "$again" || fail "claims-table.py --into failed"
+  [ "$(head -2 doc.md)" = "head
+<!-- claims-table brief begin -->" ] && [ "$(tail -2 doc.md)" = "<!-- claims-table brief end -->
+tail" ] || fail "--into did not keep the file around the markers: $(cat doc.md)"
+  diff <(sed '1,2d;$d' doc.md | sed '$d') brief.md || fail "--into wrote another table than --brief prints"
+  "$py" "$table" --into doc.md "$dir" 2>/dev/null && fail "--into accepted a file without its markers"
   "$py" - table.md brief.md "$again" <<'PY' || fail "claims-table.py rows wrong: $(cat table.md)"
 import os, sys
 for path, columns in ((sys.argv[1], 9), (sys.argv[2], 4)):
