@@ -18,6 +18,7 @@
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "stats/hypothesis_tests.h"
+#include "training/resume.h"
 #include "training/runner.h"
 
 namespace liftlab::claims {
@@ -111,6 +112,37 @@ std::string finished_run_in(const std::string& parent, const std::string& recipe
     return "";
 }
 
+// The newest run folder inside `parent` made from exactly `recipe_text` (and `spec`) that did not
+// finish but can be continued (a killed or cancelled sub-run of an earlier check): its resume
+// plan, or null. Why a folder cannot be continued goes to `why` (it is then run afresh).
+std::shared_ptr<const ResumePlan> unfinished_run_in(const std::string& parent,
+                                                    const std::string& recipe_text,
+                                                    const ExperimentSpec& spec, std::string* why) {
+    std::error_code ec;
+    if (!fs::is_directory(parent, ec)) return nullptr;
+    std::ifstream in(fs::path(parent) / kRecipeFile);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    if (!in || buffer.str() != recipe_text) return nullptr;
+    std::vector<std::string> candidates;
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        if (!entry.is_directory() || entry.path().filename().string().front() == '.') continue;
+        if (fs::exists(entry.path() / run_folder::kSpec)) candidates.push_back(entry.path());
+    }
+    std::sort(candidates.begin(), candidates.end());  // <preset>-YYYYmmdd-HHMMSS[-N]: by time
+    for (auto it = candidates.rbegin(); it != candidates.rend(); ++it) {
+        try {
+            const ExperimentSpec saved = resumable_spec(*it);
+            if (to_json(saved) != to_json(spec)) continue;  // an older recipe's run
+            return prepare_resume(*it, saved);
+        } catch (const std::exception& e) {
+            if (why) *why = *it + ": " + e.what();
+            return nullptr;  // the newest run of this recipe cannot go on: start again
+        }
+    }
+    return nullptr;
+}
+
 struct SubRunner {
     const ClaimsOptions& options;
     const ClaimsCallbacks& callbacks;
@@ -142,17 +174,30 @@ struct SubRunner {
             cancelled = true;
             return "";
         }
+        const ExperimentSpec spec = parse_spec(spec_json);
+        RunOptions ro;
+        ro.out_dir = parent;
+        ro.stop = options.stop;
+        // A sub-run an earlier check left unfinished (killed, or cancelled) goes on from its
+        // saved states, as `liftlab-cli run --resume` would: hours of a full-tier run are not
+        // thrown away by a stop.
+        std::string why;
+        ro.resume = unfinished_run_in(parent, text, spec, &why);
+        if (!why.empty()) note("  " + what + ": cannot continue " + why + "; running it again");
         std::error_code ec;
         fs::create_directories(parent, ec);
         if (ec) throw WriteError(parent, "cannot create the folder: " + ec.message());
         write_file_atomic((fs::path(parent) / kRecipeFile).string(), text);
-        const ExperimentSpec spec = parse_spec(spec_json);
-        note("  " + what + ": " + spec.name + ", " + std::to_string(spec.methods.size()) +
-             " method(s) × " + std::to_string(spec.seeds.size()) + " seed(s), " +
-             std::to_string(spec.steps) + " steps");
-        RunOptions ro;
-        ro.out_dir = parent;
-        ro.stop = options.stop;
+        if (ro.resume) {
+            int done = 0;
+            for (const auto& [u, st] : ro.resume->units) done += st.finished ? 1 : 0;
+            note("  " + what + ": continuing " + ro.resume->dir + " (" + std::to_string(done) +
+                 " unit(s) done)");
+        } else {
+            note("  " + what + ": " + spec.name + ", " + std::to_string(spec.methods.size()) +
+                 " method(s) × " + std::to_string(spec.seeds.size()) + " seed(s), " +
+                 std::to_string(spec.steps) + " steps");
+        }
         const RunResult result = run_experiment(spec, ro, callbacks.progress);
         if (result.status == RunStatus::Cancelled) {
             cancelled = true;

@@ -3,6 +3,8 @@
 // validation split holds rows out of training without touching the test split.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +20,7 @@
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "test_helpers.h"
+#include "training/progress.h"
 
 namespace liftlab::claims {
 namespace {
@@ -355,6 +358,54 @@ TEST(ClaimsRunner, FilesWrittenMidCheckSayRunningAndTheLastOnesOk) {
     std::stringstream text;
     text << md.rdbuf();
     EXPECT_NE(text.str().find(", finished "), std::string::npos);
+}
+
+// A check stopped mid-sub-run (a killed or cancelled full tier) continues that sub-run from its
+// saved states on --resume, and ends where an uninterrupted check ends, value for value.
+TEST(ClaimsRunner, AResumedCheckContinuesItsUnfinishedSubRunToTheSameNumbers) {
+    auto finals = [](const std::string& claims_dir) {
+        std::ifstream in(std::filesystem::path(claims_dir) / "claims.json");
+        const auto j = nlohmann::json::parse(in);
+        const auto run = std::filesystem::path(claims_dir) / j.at("claims").at(0).at("run_dir");
+        std::ifstream summary(run / "summary.json");
+        std::vector<double> out;
+        for (const auto& r : nlohmann::json::parse(summary).at("runs"))
+            out.push_back(r.at("final").at("test_loss").get<double>());
+        return std::make_pair(run.parent_path(), out);
+    };
+    TempDir whole, stopped;
+    ClaimsOptions o;
+    o.tier = Tier::Tiny;
+    o.only = {"cf-ridge-small-batch"};
+    o.out_dir = whole.str();
+    const auto reference = finals(run_claims(o).dir);
+
+    std::atomic<bool> stop{false};
+    o.out_dir = stopped.str();
+    o.stop = &stop;
+    ClaimsCallbacks cb;
+    cb.progress = [&](const ProgressUpdate& u) {
+        if (u.phase == "train" && u.fraction >= 0.5) stop = true;
+        return true;
+    };
+    const auto first = run_claims(o, cb);
+    ASSERT_FALSE(first.dir.empty());
+    ClaimsOptions again;
+    again.resume_dir = first.dir;
+    std::vector<std::string> notes;
+    ClaimsCallbacks cb2;
+    cb2.note = [&](const std::string& line) { notes.push_back(line); };
+    run_claims(again, cb2);
+    const bool continued = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.find(": continuing ") != std::string::npos;
+    });
+    EXPECT_TRUE(continued) << "the stopped sub-run was run again from its start";
+    const auto [runs, values] = finals(first.dir);
+    EXPECT_EQ(values, reference.second);
+    // The one folder of the sub-run: continued, not joined by a second one.
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(runs),
+                            std::filesystem::directory_iterator()),
+              2);  // the run folder and the recipe file
 }
 
 TEST(ClaimsRunner, RecipesPrintAsCommands) {
