@@ -39,6 +39,9 @@ void RunReporter::begin_units(int first_unit, int count) {
 
 void RunReporter::started(int unit, const WorkerProgress& w, std::vector<MethodRunSummary> runs) {
     std::lock_guard<std::mutex> lock(mutex_);
+    // A unit that starts past its step 0 (resumed, or finished before a kill, or forked) has those
+    // steps done already: a resumed run's progress starts where it stands, not at 0 %.
+    done_steps_ += w.step;
     running_[unit] = w;
     in_progress_[unit] = std::move(runs);
 }

@@ -18,6 +18,7 @@
 #include "run/state_archive.h"
 #include "spec/experiment_spec.h"
 #include "test_helpers.h"
+#include "training/progress.h"
 #include "training/resume.h"
 #include "training/runner.h"
 
@@ -180,8 +181,18 @@ TEST(Resume, StoppedAtEveryLogPointThenResumedGivesTheUninterruptedRun) {
         RunOptions resume;
         resume.out_dir = out.str();
         resume.resume = plan;
-        const auto resumed = run_experiment(resumable_spec(stopped.run_dir), resume);
+        // Its progress starts where the run stands (seed 0 done, seed 1 at its saved step), not
+        // at 0 %, and ends at 100 %.
+        std::vector<double> fractions;
+        const auto resumed =
+            run_experiment(resumable_spec(stopped.run_dir), resume, [&](const ProgressUpdate& u) {
+                if (u.phase == "train") fractions.push_back(u.fraction);
+                return true;
+            });
         ASSERT_EQ(resumed.status, RunStatus::Ok);
+        ASSERT_FALSE(fractions.empty());
+        EXPECT_GE(fractions.front(), double(spec.steps + saved) / (2 * spec.steps)) << stop_at;
+        EXPECT_DOUBLE_EQ(fractions.back(), 1.0) << stop_at;
         ASSERT_EQ(resumed.runs.size(), full.runs.size());
         for (size_t i = 0; i < full.runs.size(); ++i)
             for (const auto& [k, v] : full.runs[i].final_metrics) {
