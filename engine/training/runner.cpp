@@ -474,8 +474,11 @@ RunResult Run::execute() {
     record_model_hashes();
     create_folder();
     begin_live_events();
-    const double total_units =
-        static_cast<double>(sub_specs_.size()) * top_.seeds.size() * top_.steps;
+    // The steps this process runs: a --shard runs only its own (sweep value × seed) cells.
+    const int cells = static_cast<int>(sub_specs_.size() * top_.seeds.size());
+    int owned = 0;
+    for (int cell = 0; cell < cells; ++cell) owned += options_.shard.owns(cell) ? 1 : 0;
+    const double total_units = static_cast<double>(std::max(owned, 1)) * top_.steps;
     RunReporter reporter(store_ ? &*store_ : nullptr, on_progress_, cancelled_, total_units);
     try {
         for (int vi = 0; vi < static_cast<int>(sub_specs_.size()) && !cancelled_; ++vi)

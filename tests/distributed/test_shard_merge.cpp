@@ -9,6 +9,7 @@
 #include "run/merge_runs.h"
 #include "spec/experiment_spec.h"
 #include "test_helpers.h"
+#include "training/progress.h"
 #include "training/runner.h"
 
 using liftlab::test::has;
@@ -164,4 +165,22 @@ TEST(ShardMerge, RefusesShardsOfDifferentSpecsMissingShardsAndPlainRuns) {
     // An unfinished shard (killed, or still running) is refused.
     std::ofstream(dirs[1] + "/summary.json") << R"({"status": "running", "runs": []})";
     EXPECT_TRUE(has(merge_error({dirs[0], dirs[1]}, tmp.file("m")), "has not finished"));
+}
+
+// A shard's progress runs over its own cells: it ends at 100 %, not at its share of the grid.
+TEST(ShardMerge, AShardsProgressEndsAtOneHundredPercent) {
+    liftlab::test::TempDir tmp;
+    const auto spec = sweep_spec();
+    for (int k = 0; k < 4; ++k) {
+        liftlab::RunOptions o;
+        o.out_dir = tmp.file("s" + std::to_string(k));
+        o.shard = {k, 4};
+        double last = -1;
+        const auto r = liftlab::run_experiment(spec, o, [&](const liftlab::ProgressUpdate& u) {
+            if (u.phase == "train") last = u.fraction;
+            return true;
+        });
+        ASSERT_EQ(r.status, liftlab::RunStatus::Ok);
+        EXPECT_DOUBLE_EQ(last, 1.0) << "shard " << k;
+    }
 }
