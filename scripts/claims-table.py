@@ -5,7 +5,8 @@ row comes from a full-tier folder when one holds it (the latest such), else from
 fast-tier folder; a claim in no folder is listed as not run. A row read from a reused run folder
 names that run's preset and seed count, so a full-tier row that reused a run of another recipe says
 so. A claim checked with `--tune` also gets its verdict at each method's tuned best; every row
-names the command that re-makes it. Markdown on stdout. Only the standard library.
+gives the time to a target loss (mean over seeds) beside the final metric and names the command
+that re-makes it. Markdown on stdout. Only the standard library.
 
 --brief gives the short table README carries (claim, tier and seeds, verdict, tuned verdict).
 --into FILE writes the table into FILE between `<!-- claims-table begin -->` and
@@ -112,9 +113,9 @@ def table(dirs, brief):
         out.append("| claim | tier, seeds, when (UTC) | verdict (p) | at the tuned best |")
         out.append("|---|---|---|---|")
     else:
-        out.append("| claim | tier, run, when (UTC) | seeds | measured | test | p | verdict "
-                   "| at the tuned best | command |")
-        out.append("|---|---|---|---|---|---|---|---|---|")
+        out.append("| claim | tier, run, when (UTC) | seeds | measured | time to target (mean "
+                   "over seeds) | test | p | verdict | at the tuned best | command |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|")
     for key in order:
         _, when, tier, c, _ = chosen[key]
         row = c.get("preset") or {}
@@ -134,7 +135,8 @@ def table(dirs, brief):
                 run = run_of(c)
                 how += " (reused run" + (f": {run}" if run else "") + ")"
             cells = [f"`{key}`: {c.get('claim', '')}", f"{how}, {when}", row.get("seeds", ""),
-                     row.get("ours", ""), row.get("test", ""), p_text(row.get("p")),
+                     row.get("ours", ""), row.get("time_to_target") or "–",
+                     row.get("test", ""), p_text(row.get("p")),
                      verdict_text(row), tuned_text(c, brief), command_of(c, tier)]
         out.append("| " + " | ".join(cell(x) for x in cells) + " |")
     return out

@@ -83,16 +83,17 @@ tail" ] || fail "--into did not keep the file around the markers: $(cat doc.md)"
   "$py" "$table" --into doc.md "$dir" 2>/dev/null && fail "--into accepted a file without its markers"
   "$py" - table.md brief.md "$again" <<'PY' || fail "claims-table.py rows wrong: $(cat table.md)"
 import os, sys
-for path, columns in ((sys.argv[1], 9), (sys.argv[2], 4)):
+for path, columns in ((sys.argv[1], 10), (sys.argv[2], 4)):
     rows = [l for l in open(path, encoding="utf-8") if l.startswith("| `")]
     assert len(rows) == 2, rows
     cells = [[x.strip() for x in r.strip().strip("|").split(" | ")] for r in rows]
     assert all(len(c) == columns for c in cells), cells
     adam, escape = cells
     assert adam[0].startswith("`cf-prox-matches-adam`") and escape[0].startswith("`escape`")
-    if columns == 9:  # the full table ends with the command that re-makes the row
+    if columns == 10:  # the full table ends with the command that re-makes the row
         assert adam[-1].startswith("`liftlab-cli run cf-batch-sweep"), adam
         adam, escape = adam[:-1], escape[:-1]
+        assert "steps" in adam[4], adam  # the time to the target loss
     assert adam[-1] != "–" and ", p = " in adam[-1], adam
     assert escape[-1] == "–", escape
 text = open(sys.argv[1], encoding="utf-8").read()
