@@ -125,6 +125,10 @@ QDateTime timestampFromFolderName(const QString& folderName, QString* prefix) {
 
 const qint64 kStalledAfterSeconds = 30 * 60;
 
+qint64 endedFolderWriterPid(const QString& path) {
+    return endedWriterPid(QDir(path));
+}
+
 RunFolderInfo readRunFolder(const QString& path) {
     RunFolderInfo info;
     const QFileInfo fi(path);

@@ -52,6 +52,11 @@ struct RunFolderInfo {
 // summary.json → status "incomplete" with the reason in `error` (the folder stays valid).
 RunFolderInfo readRunFolder(const QString& path);
 
+// The pid of the process that wrote folder `path` (a run, or a claims check), as its lock file
+// resume/lock names it, when that process ran on this machine and has ended; else 0 (still alive,
+// another machine's, or no readable note).
+qint64 endedFolderWriterPid(const QString& path);
+
 // The folder has spec.json and metrics.csv or summary.json.
 bool looksLikeRunFolder(const QString& path);
 

@@ -44,7 +44,16 @@ QString claimsCaption(const QString& runDir, const RunFolderData& run) {
                       (run.claims.size() == 1 ? QObject::tr("1 claim: %1")
                                               : QObject::tr("%1 claims: %2").arg(run.claims.size()))
                           .arg(counts.join(QStringLiteral(", ")))};
-    if (!run.status.empty()) parts << QString::fromStdString(run.status);
+    QString status = QString::fromStdString(run.status);
+    // A check whose process ended mid-way keeps saying "running" in claims.json; its lock file
+    // names the process, so on this machine that is known at once.
+    if (status == QLatin1String("running"))
+        if (const qint64 pid = endedFolderWriterPid(runDir))
+            status = QObject::tr(
+                         "stopped (its process, pid %1, ended; liftlab-cli claims "
+                         "--resume continues it)")
+                         .arg(pid);
+    if (!status.isEmpty()) parts << status;
     return parts.join(QStringLiteral(" · "));
 }
 

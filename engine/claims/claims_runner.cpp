@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "core/errors.h"
+#include "run/folder_lock.h"
 #include "run/run_folder_schema.h"
 #include "run/run_store.h"
 #include "spec/experiment_spec.h"
@@ -414,6 +415,10 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
     if (report.dir.empty())
         report.dir =
             create_claims_folder(options.out_dir, std::string("claims-") + to_string(options.tier));
+    // One check writes a claims folder at a time: a second `--resume` of it is refused while this
+    // one runs. The lock file names this process, so a window can tell a check that died
+    // ("running" in claims.json, its process gone) from one still going.
+    const FolderLock lock(report.dir, /*writer=*/true);
     report.started = local_time_text();
     const auto t0 = std::chrono::steady_clock::now();
 

@@ -3,6 +3,8 @@
 // validation split holds rows out of training without touching the test split.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -17,6 +19,7 @@
 #include "claims/claims_runner.h"
 #include "core/errors.h"
 #include "data/dataset.h"
+#include "run/folder_lock.h"
 #include "spec/experiment_spec.h"
 #include "spec/presets.h"
 #include "test_helpers.h"
@@ -406,6 +409,47 @@ TEST(ClaimsRunner, AResumedCheckContinuesItsUnfinishedSubRunToTheSameNumbers) {
     EXPECT_EQ(std::distance(std::filesystem::directory_iterator(runs),
                             std::filesystem::directory_iterator()),
               2);  // the run folder and the recipe file
+}
+
+// One check writes a claims folder at a time: resuming a folder another check holds is refused
+// with the reason, and the running check names itself in the folder's lock file.
+TEST(ClaimsRunner, AFolderAnotherCheckHoldsIsRefusedAndTheWriterNamesItself) {
+    TempDir tmp;
+    ClaimsOptions o;
+    o.tier = Tier::Tiny;
+    o.out_dir = tmp.str();
+    o.only = {"escape"};
+    std::string lock_note;
+    std::string dir;
+    ClaimsCallbacks cb;
+    cb.note = [&](const std::string& line) {
+        if (line.rfind("claim 1/", 0) != 0) return;
+        for (const auto& e : std::filesystem::directory_iterator(tmp.str())) {
+            dir = e.path().string();
+            std::ifstream in(e.path() / "resume" / "lock");
+            std::getline(in, lock_note);
+        }
+    };
+    const auto first = run_claims(o, cb);
+    EXPECT_EQ(dir, first.dir);
+    EXPECT_NE(lock_note.find(" " + std::to_string(::getpid())), std::string::npos) << lock_note;
+    std::atomic<bool> refused{false};
+    {
+        const FolderLock held(first.dir);  // another process's check, as far as flock goes
+        // flock locks belong to the open file description: a second open in this process
+        // conflicts like another process would.
+        ClaimsOptions again;
+        again.resume_dir = first.dir;
+        try {
+            run_claims(again);
+        } catch (const std::runtime_error& e) {
+            refused = std::string(e.what()).find("another LiftLab process") != std::string::npos;
+        }
+    }
+    EXPECT_TRUE(refused);
+    ClaimsOptions after;
+    after.resume_dir = first.dir;
+    EXPECT_NO_THROW(run_claims(after));  // free again once the holder is gone
 }
 
 TEST(ClaimsRunner, RecipesPrintAsCommands) {

@@ -10,6 +10,8 @@
 // (DIR/compare.png, DIR/model-refused.png, DIR/empty-*.png).
 #include <gtest/gtest.h>
 #include <qcustomplot.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <QAbstractSpinBox>
 #include <QAction>
 #include <QApplication>
@@ -32,6 +34,7 @@
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QSysInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextBrowser>
@@ -703,4 +706,19 @@ TEST(WindowTrust, AClaimsFolderOpensWithItsVerdictsCountedAndNoFormError) {
     RunView* view = window->runView();
     for (int i = 0; i < view->tabCount(); ++i)
         if (view->tabKey(i) == "claims") EXPECT_TRUE(view->hasContent(i));
+    // Its check's process named in resume/lock and gone: "running" reads stopped, with the way on.
+    ASSERT_TRUE(QDir(dir).mkpath(QStringLiteral("resume")));
+    const pid_t gone = ::fork();  // a child that has exited and been reaped: its pid is free
+    if (gone == 0) ::_exit(0);
+    ASSERT_GT(gone, 0);
+    ASSERT_EQ(::waitpid(gone, nullptr, 0), gone);
+    QFile lock(dir + QStringLiteral("/resume/lock"));
+    ASSERT_TRUE(lock.open(QIODevice::WriteOnly));
+    lock.write((QSysInfo::machineHostName() + QStringLiteral(" %1\n").arg(gone)).toUtf8());
+    lock.close();
+    ASSERT_TRUE(window->openRun(dir));
+    EXPECT_TRUE(window->statusText().contains(
+        QStringLiteral("stopped (its process, pid %1, ended; liftlab-cli claims --resume")
+            .arg(gone)))
+        << window->statusText().toStdString();
 }
