@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """The claims table from one or more `liftlab-cli claims` folders, each row saying at which tier it
-was run, from which run, and when (the run's start, from its folder's name). For each claim the
-row comes from a full-tier folder when one holds it (the latest such), else from the latest
-fast-tier folder; a claim in no folder is listed as not run. A row read from a reused run folder
-names that run's preset and seed count, so a full-tier row that reused a run of another recipe says
-so. A claim checked with `--tune` also gets its verdict at each method's tuned best; every row
-gives the time to a target loss (mean over seeds) beside the final metric and names the command
-that re-makes it. Markdown on stdout. Only the standard library.
+was run, from which run, and when (the run's start in the machine's local time, from its folder's
+name). For each claim the row comes from a full-tier folder when one holds it (the latest such),
+else from the latest fast-tier folder; a claim in no folder is listed as not run. A row read from a
+reused run folder names that run's preset and seed count, so a full-tier row that reused a run of
+another recipe says so. A claim checked with `--tune` also gets its verdict at each method's tuned
+best; every row gives the time to a target loss (mean over seeds) beside the final metric and names
+the command that re-makes it. Markdown on stdout. Only the standard library.
 
 --brief gives the short table README carries (claim, tier and seeds, verdict, tuned verdict).
 --into FILE writes the table into FILE between `<!-- claims-table begin -->` and
@@ -110,11 +110,11 @@ def table(dirs, brief):
                f"`scripts/claims-table.py` from: {sources}.")
     out.append("")
     if brief:
-        out.append("| claim | tier, seeds, when (UTC) | verdict (p) | at the tuned best |")
+        out.append("| claim | tier, seeds, when (local time) | verdict (p) | at the tuned best |")
         out.append("|---|---|---|---|")
     else:
-        out.append("| claim | tier, run, when (UTC) | seeds | measured | time to target (mean "
-                   "over seeds) | test | p | verdict | at the tuned best | command |")
+        out.append("| claim | tier, run, when (local time) | seeds | measured | time to target "
+                   "(mean over seeds) | test | p | verdict | at the tuned best | command |")
         out.append("|---|---|---|---|---|---|---|---|---|---|")
     for key in order:
         _, when, tier, c, _ = chosen[key]

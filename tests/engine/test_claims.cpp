@@ -433,7 +433,7 @@ TEST(ClaimsRunner, AFolderAnotherCheckHoldsIsRefusedAndTheWriterNamesItself) {
     const auto first = run_claims(o, cb);
     EXPECT_EQ(dir, first.dir);
     EXPECT_NE(lock_note.find(" " + std::to_string(::getpid())), std::string::npos) << lock_note;
-    std::atomic<bool> refused{false};
+    bool refused = false;
     {
         const FolderLock held(first.dir);  // another process's check, as far as flock goes
         // flock locks belong to the open file description: a second open in this process
