@@ -433,6 +433,9 @@ ClaimsReport run_claims(const ClaimsOptions& opts, const ClaimsCallbacks& callba
     };
 
     report.status = "running";  // what the files say until the check ends
+    // Written before the first claim runs: a check killed inside its first sub-run (hours, at the
+    // full tier) leaves a folder that --resume and the window can read, not a bare runs/ tree.
+    save();
     std::vector<const Claim*> selected;
     for (const auto& c : claim_registry())
         if (options.only.empty() ||

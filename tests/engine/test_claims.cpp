@@ -411,6 +411,49 @@ TEST(ClaimsRunner, AResumedCheckContinuesItsUnfinishedSubRunToTheSameNumbers) {
               2);  // the run folder and the recipe file
 }
 
+// A check killed inside its first claim (the process gone, nothing written after) leaves a folder
+// --resume reads: its claims.json names the options from the start, and the sub-run continues.
+// The kill is a copy of the folder taken mid-sub-run: what a dead process leaves behind.
+TEST(ClaimsRunner, AFolderKilledInItsFirstClaimIsResumed) {
+    TempDir live, killed;
+    ClaimsOptions o;
+    o.tier = Tier::Tiny;
+    o.only = {"cf-ridge-small-batch"};
+    o.out_dir = live.str();
+    std::string copy;
+    ClaimsCallbacks cb;
+    cb.progress = [&](const ProgressUpdate& u) {
+        if (u.phase != "train" || u.fraction < 0.5 || !copy.empty()) return true;
+        for (const auto& e : std::filesystem::directory_iterator(live.str())) {
+            copy = (std::filesystem::path(killed.str()) / e.path().filename()).string();
+            std::filesystem::copy(e.path(), copy, std::filesystem::copy_options::recursive);
+        }
+        return true;
+    };
+    const auto whole = run_claims(o, cb);
+    ASSERT_FALSE(copy.empty());
+    {
+        std::ifstream in(std::filesystem::path(copy) / "claims.json");
+        ASSERT_TRUE(in) << "a check killed in its first claim left no claims.json";
+        const auto j = nlohmann::json::parse(in);
+        EXPECT_EQ(j.at("status"), "running");
+        EXPECT_EQ(j.at("claims").size(), 0u);
+    }
+    ClaimsOptions again;
+    again.resume_dir = copy;
+    std::vector<std::string> notes;
+    ClaimsCallbacks cb2;
+    cb2.note = [&](const std::string& line) { notes.push_back(line); };
+    const auto resumed = run_claims(again, cb2);
+    EXPECT_TRUE(std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.find(": continuing ") != std::string::npos;
+    })) << "the killed sub-run was run again from its start";
+    ASSERT_EQ(resumed.rows.size(), 1u);
+    ASSERT_EQ(whole.rows.size(), 1u);
+    EXPECT_EQ(resumed.rows[0].preset.verdict, whole.rows[0].preset.verdict);
+    EXPECT_EQ(resumed.rows[0].preset.p, whole.rows[0].preset.p);
+}
+
 // One check writes a claims folder at a time: resuming a folder another check holds is refused
 // with the reason, and the running check names itself in the folder's lock file.
 TEST(ClaimsRunner, AFolderAnotherCheckHoldsIsRefusedAndTheWriterNamesItself) {
