@@ -57,19 +57,23 @@ ClaimsPanel::ClaimsPanel(QWidget* parent) : PlotPanel(parent, QSize(480, 420)) {
     table_->horizontalHeader()->setStretchLastSection(false);
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     table_->horizontalHeader()->setSectionResizeMode(1, QHeaderView::Stretch);
+    // The last header ("at the tuned best") is wider than a default section: it was clipped.
+    table_->horizontalHeader()->setSectionResizeMode(6, QHeaderView::ResizeToContents);
     static_cast<QVBoxLayout*>(layout())->addWidget(table_, 1);
     static_cast<QVBoxLayout*>(layout())->setStretch(0, 1);
     setEmptyNote(tr("Open a claims folder (liftlab-cli claims) to see its table"));
     redraw();
 }
 
-void ClaimsPanel::setRows(const QVector<Row>& rows) {
+void ClaimsPanel::setRows(const QVector<Row>& rows, const QString& whenNone) {
     rows_ = rows;
+    whenNone_ = whenNone;
     redraw();
 }
 
 void ClaimsPanel::clear() {
     rows_.clear();
+    whenNone_.clear();
     redraw();
 }
 
@@ -109,8 +113,10 @@ void ClaimsPanel::redraw() {
     plot_->axisRect()->setAutoMargins(QCP::msLeft | QCP::msTop | QCP::msBottom);
     plot_->axisRect()->setMargins(
         QMargins(0, 0, int(overhang * std::cos(kLabelRotation * M_PI / 180.0)) + kRightPadPx, 0));
-    setEmptyNote(rows_.isEmpty() ? tr("Open a claims folder (liftlab-cli claims) to see its table")
-                                 : QString());
+    setEmptyNote(!rows_.isEmpty() ? QString()
+                 : !whenNone_.isEmpty()
+                     ? whenNone_
+                     : tr("Open a claims folder (liftlab-cli claims) to see its table"));
 
     table_->setRowCount(rows_.size());
     for (int i = 0; i < rows_.size(); ++i) {

@@ -22,7 +22,9 @@ public:
 
     explicit ClaimsPanel(QWidget* parent = nullptr);
 
-    void setRows(const QVector<Row>& rows);
+    // `whenNone`: the note shown while `rows` is empty (an opened check whose first claim has not
+    // finished); the default note asks for a claims folder.
+    void setRows(const QVector<Row>& rows, const QString& whenNone = QString());
     void clear() override;
     int rowCount() const { return static_cast<int>(rows_.size()); }
     const QTableWidget* table() const { return table_; }
@@ -31,6 +33,7 @@ private:
     void redraw();
 
     QVector<Row> rows_;
+    QString whenNone_;
     QVector<QCPBars*> bars_;  // one series per verdict (its colour and legend entry)
     QTableWidget* table_ = nullptr;
 };

@@ -36,14 +36,16 @@ bool fillTiming(TimingPanel& panel, const RunFolderData& run) {
 
 // A claims folder's table (liftlab-cli claims).
 bool fillClaims(ClaimsPanel& panel, const RunFolderData& run) {
-    if (run.claims.empty()) return false;
+    if (!run.claims_folder) return false;
     QVector<ClaimsPanel::Row> rows;
     auto q = [](const std::string& s) { return QString::fromStdString(s); };
     for (const auto& c : run.claims)
         rows.push_back({q(c.id), q(c.claim), q(c.paper), q(c.ours), q(c.seeds), q(c.test),
                         q(c.verdict), q(c.needed), q(c.tier), q(c.tuned_verdict), c.p});
     panel.setTitle(QString::fromStdString(run.title));
-    panel.setRows(rows);
+    panel.setRows(rows,
+                  QObject::tr("No claim of this check has finished yet: its sub-runs are in "
+                              "the folder's runs/, and the table fills in as each claim ends"));
     return true;
 }
 

@@ -117,6 +117,7 @@ RunFolderData read_claims_folder(const std::string& dir) {
     const auto j = optional_json_object(dir + "/claims.json", d.notes).value_or(nlohmann::json());
     if (!j.is_object() || !j.contains("claims") || !j["claims"].is_array())
         throw DataError(dir + "/claims.json", 0, "has no \"claims\" table");
+    d.claims_folder = true;
     d.title = "claims (" + string_of(j, "tier", "?") + " tier)";
     d.status = string_of(j, "status", "");
     for (const auto& c : j["claims"]) {

@@ -53,7 +53,9 @@ struct RunFolderData {
     std::map<std::string, std::string> training_loss;
 
     // A claims folder (`liftlab-cli claims`, claims.json): its table, one entry per claim, each
-    // field as written (p: NaN when the claim has no test). Empty for an ordinary run folder.
+    // field as written (p: NaN when the claim has no test). Empty for an ordinary run folder, and
+    // for a claims folder whose first claim has not finished (claims_folder tells them apart).
+    bool claims_folder = false;
     struct ClaimLine {
         std::string id, claim, paper, tier, ours, seeds, test, verdict, needed, tuned_verdict;
         double p = 0;

@@ -401,7 +401,7 @@ bool MainWindow::showRuns(const QStringList& dirs) {
     // The form shows how run A was run (its spec.json): Start or Re-run repeats it. A claims
     // folder has no spec of its own (its sub-runs do): the form keeps its values, quietly.
     QString formError;
-    const bool claimsFolder = !runs.front()->claims.empty();
+    const bool claimsFolder = runs.front()->claims_folder;
     if (!claimsFolder && form_->isEnabled() && !form_->loadRun(openedRun_, &formError))
         showMessage(statusText() + tr(" (The form keeps its values: %1)").arg(formError), true);
     controls_->setRerunTarget(

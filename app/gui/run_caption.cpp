@@ -41,9 +41,12 @@ QString claimsCaption(const QString& runDir, const RunFolderData& run) {
         if (n > 0) counts << QStringLiteral("%1 %2").arg(n).arg(QString::fromLatin1(verdict));
     }
     QStringList parts{QFileInfo(runDir).fileName(), QString::fromStdString(run.title),
-                      (run.claims.size() == 1 ? QObject::tr("1 claim: %1")
-                                              : QObject::tr("%1 claims: %2").arg(run.claims.size()))
-                          .arg(counts.join(QStringLiteral(", ")))};
+                      run.claims.empty() ? QObject::tr("no claim finished yet")
+                      : run.claims.size() == 1
+                          ? QObject::tr("1 claim: %1").arg(counts.join(QStringLiteral(", ")))
+                          : QObject::tr("%1 claims: %2")
+                                .arg(run.claims.size())
+                                .arg(counts.join(QStringLiteral(", ")))};
     QString status = QString::fromStdString(run.status);
     // A check whose process ended mid-way keeps saying "running" in claims.json; its lock file
     // names the process, so on this machine that is known at once.
@@ -60,7 +63,7 @@ QString claimsCaption(const QString& runDir, const RunFolderData& run) {
 }  // namespace
 
 QString runCaption(const QString& runDir, const RunFolderData& run) {
-    if (!run.claims.empty()) return claimsCaption(runDir, run);
+    if (run.claims_folder) return claimsCaption(runDir, run);
     const RunFolderInfo info = readRunFolder(runDir);
     QStringList parts;
     parts << shortName(runDir, info);
@@ -77,7 +80,7 @@ QString runCaption(const QString& runDir, const RunFolderData& run) {
 }
 
 QString runShortCaption(const QString& runDir, const RunFolderData& run) {
-    if (!run.claims.empty()) return claimsCaption(runDir, run);
+    if (run.claims_folder) return claimsCaption(runDir, run);
     const RunFolderInfo info = readRunFolder(runDir);
     QString text = shortName(runDir, info);
     if (!info.modelFile.isEmpty())

@@ -50,6 +50,7 @@
 #include <set>
 
 #include "ablation_panel.h"
+#include "claims_panel.h"
 #include "comparison_file.h"
 #include "escape_panel.h"
 #include "experiment_form.h"
@@ -676,6 +677,34 @@ TEST(WindowTrust, EveryRegistryMethodHasADistinctColour) {
             EXPECT_GE(d, 15.0) << colours[i].first << " vs " << colours[j].first;
         }
     std::printf("[ info     ] smallest CIEDE2000 difference between two methods: %.1f\n", smallest);
+}
+
+// A claims folder whose first claim has not finished (a full tier hours into its first sub-run, or
+// stopped there) opens as a claims folder: no form error, the caption says so, and the Claims tab
+// says why it is empty instead of asking for a claims folder.
+TEST(WindowTrust, AClaimsFolderWithNoFinishedClaimOpensAsOne) {
+    QTemporaryDir out;
+    const QString dir = out.filePath(QStringLiteral("claims-full-20261205-145828"));
+    ASSERT_TRUE(QDir().mkpath(dir + QStringLiteral("/runs/lifter-latents-32d")));
+    QFile file(dir + QStringLiteral("/claims.json"));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    file.write(R"({"tier": "full", "status": "running", "claims": []})");
+    file.close();
+    auto window = std::make_unique<MainWindow>();
+    window->setOutputDir(out.path());
+    window->show();
+    ASSERT_TRUE(window->selectPreset("cf-regression"));
+    ASSERT_TRUE(window->openRun(dir)) << window->statusText().toStdString();
+    const QString status = window->statusText();
+    EXPECT_TRUE(status.contains("claims (full tier) · no claim finished yet · running"))
+        << status.toStdString();
+    EXPECT_FALSE(status.contains("The form keeps its values")) << status.toStdString();
+    EXPECT_FALSE(status.contains("invalid")) << status.toStdString();
+    auto* panel = window->findChild<liftlab::ClaimsPanel*>();
+    ASSERT_NE(panel, nullptr);
+    EXPECT_EQ(panel->rowCount(), 0);
+    EXPECT_TRUE(panel->emptyNote().contains("No claim of this check has finished yet"))
+        << panel->emptyNote().toStdString();
 }
 
 // A claims folder (`liftlab-cli claims`) opened: the status line counts its verdicts and says its

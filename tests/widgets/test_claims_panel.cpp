@@ -3,6 +3,7 @@
 #include <qcustomplot.h>
 #include <QFileInfo>
 #include <QFontMetrics>
+#include <QHeaderView>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <cmath>
@@ -85,4 +86,11 @@ TEST(ClaimsPanel, EveryClaimHasAVisibleBarAndItsLabelRoom) {
     const int label =
         metrics.horizontalAdvance(QStringLiteral("a-rather-long-claim-identifier-at-the-end"));
     EXPECT_GE(plot->axisRect()->margins().right(), int(label * std::cos(35 * M_PI / 180.0)));
+    // The table's last header is not clipped at the default width.
+    panel.resize(900, 600);
+    const QHeaderView* header = panel.table()->horizontalHeader();
+    const int last = header->count() - 1;
+    const QString text = panel.table()->horizontalHeaderItem(last)->text();
+    EXPECT_GE(header->sectionSize(last), QFontMetrics(header->font()).horizontalAdvance(text))
+        << text.toStdString();
 }
