@@ -679,22 +679,42 @@ TEST(WindowTrust, EveryRegistryMethodHasADistinctColour) {
     std::printf("[ info     ] smallest CIEDE2000 difference between two methods: %.1f\n", smallest);
 }
 
+namespace {
+
+// A claims folder `name` under `out` whose claims.json is `json`, opened in a new window whose form
+// shows cf-regression; null (and a failure) when it cannot be written or opened.
+std::unique_ptr<MainWindow> openedClaimsFolder(const QTemporaryDir& out, const QString& name,
+                                               const char* json, QString* dir) {
+    *dir = out.filePath(name);
+    QFile file(*dir + QStringLiteral("/claims.json"));
+    if (!QDir().mkpath(*dir + QStringLiteral("/runs")) || !file.open(QIODevice::WriteOnly)) {
+        ADD_FAILURE() << "cannot write " << dir->toStdString();
+        return nullptr;
+    }
+    file.write(json);
+    file.close();
+    auto window = std::make_unique<MainWindow>();
+    window->setOutputDir(out.path());
+    window->show();
+    if (!window->selectPreset("cf-regression") || !window->openRun(*dir)) {
+        ADD_FAILURE() << window->statusText().toStdString();
+        return nullptr;
+    }
+    return window;
+}
+
+}  // namespace
+
 // A claims folder whose first claim has not finished (a full tier hours into its first sub-run, or
 // stopped there) opens as a claims folder: no form error, the caption says so, and the Claims tab
 // says why it is empty instead of asking for a claims folder.
 TEST(WindowTrust, AClaimsFolderWithNoFinishedClaimOpensAsOne) {
     QTemporaryDir out;
-    const QString dir = out.filePath(QStringLiteral("claims-full-20261205-145828"));
-    ASSERT_TRUE(QDir().mkpath(dir + QStringLiteral("/runs/lifter-latents-32d")));
-    QFile file(dir + QStringLiteral("/claims.json"));
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(R"({"tier": "full", "status": "running", "claims": []})");
-    file.close();
-    auto window = std::make_unique<MainWindow>();
-    window->setOutputDir(out.path());
-    window->show();
-    ASSERT_TRUE(window->selectPreset("cf-regression"));
-    ASSERT_TRUE(window->openRun(dir)) << window->statusText().toStdString();
+    QString dir;
+    const auto window =
+        openedClaimsFolder(out, QStringLiteral("claims-full-20261205-145828"),
+                           R"({"tier": "full", "status": "running", "claims": []})", &dir);
+    ASSERT_TRUE(window);
     const QString status = window->statusText();
     EXPECT_TRUE(status.contains("claims (full tier) · no claim finished yet · running"))
         << status.toStdString();
@@ -712,20 +732,14 @@ TEST(WindowTrust, AClaimsFolderWithNoFinishedClaimOpensAsOne) {
 // Re-run stays off (a claims check is re-run from the CLI, not as a run).
 TEST(WindowTrust, AClaimsFolderOpensWithItsVerdictsCountedAndNoFormError) {
     QTemporaryDir out;
-    const QString dir = out.filePath(QStringLiteral("claims-full-20261205-112833"));
-    ASSERT_TRUE(QDir().mkpath(dir));
-    QFile file(dir + QStringLiteral("/claims.json"));
-    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
-    file.write(R"({"tier": "full", "status": "running", "claims": [
+    QString dir;
+    const auto window = openedClaimsFolder(out, QStringLiteral("claims-full-20261205-112833"),
+                                           R"({"tier": "full", "status": "running", "claims": [
         {"id": "a", "claim": "A", "tier": "full", "preset": {"verdict": "holds", "p": 1e-9}},
         {"id": "b", "claim": "B", "tier": "full", "preset": {"verdict": "refuted", "p": 0.98}},
-        {"id": "c", "claim": "C", "tier": "full", "preset": {"verdict": "holds", "p": 0.01}}]})");
-    file.close();
-    auto window = std::make_unique<MainWindow>();
-    window->setOutputDir(out.path());
-    window->show();
-    ASSERT_TRUE(window->selectPreset("cf-regression"));
-    ASSERT_TRUE(window->openRun(dir)) << window->statusText().toStdString();
+        {"id": "c", "claim": "C", "tier": "full", "preset": {"verdict": "holds", "p": 0.01}}]})",
+                                           &dir);
+    ASSERT_TRUE(window);
     const QString status = window->statusText();
     EXPECT_TRUE(status.contains("claims (full tier) · 3 claims: 2 holds, 1 refuted · running"))
         << status.toStdString();
