@@ -20,6 +20,7 @@
 #include "ebm/toy2d.h"
 #include "flows/cp_flow.h"
 #include "methods/method_registry.h"
+#include "run/state_archive.h"
 
 namespace liftlab {
 
@@ -226,6 +227,18 @@ public:
         o.seed = kAdaptStream + 0x9E3779B9ULL * static_cast<uint64_t>(adapt_count_++);
         return fit_flow_to_energy(*adapted_, energy, o);
     }
+    // The adapted flow's parameters and its fit count (the next fit's seed), for run --resume;
+    // the data-fitted flow is refitted (or read from its cache) the same at every start.
+    void save_state(StateArchive& a, const std::string& prefix) const {
+        if (adapted_.is_empty()) return;
+        a.put_tensors(prefix + "adapted", adapted_->parameters());
+        a.put_int(prefix + "adapt_count", adapt_count_);
+    }
+    void load_state(const StateArchive& a, const std::string& prefix) {
+        if (adapted_.is_empty()) return;
+        a.copy_into(prefix + "adapted", adapted_->parameters());
+        adapt_count_ = static_cast<int>(a.integer(prefix + "adapt_count"));
+    }
     // m draws (float64) and their log q from the adapted defensive mixture.
     std::pair<torch::Tensor, torch::Tensor> draw_adapted(int64_t m, uint64_t seed) const {
         torch::NoGradGuard no_grad;
@@ -286,9 +299,26 @@ public:
     }
     Icnn icnn() override { return icnn_; }
     std::string resume_blocker() const override {
-        if (spec_.icnn.proposal_adapt_steps > 0 || spec_.icnn.flow_refine_steps > 0)
-            return "its importance-sampling proposal adapts during training (not saved)";
+        if (spec_.icnn.flow_refine_steps > 0)
+            return "its importance-sampling proposal is refined at every step "
+                   "(icnn.flow_refine_steps), and the refiner's Adam moments are not saved";
         return "";
+    }
+    // The adapted proposal (icnn.proposal_adapt_steps): its flow, its fit count, and whether a
+    // refit is due before the next training step. The training draws are redrawn at the next
+    // step and the evaluation draws at the next evaluation, as in an uninterrupted run.
+    void save_state(StateArchive& a, const std::string& prefix) const override {
+        if (!proposal_.adapts_to_model()) return;
+        proposal_.save_state(a, prefix + "proposal.");
+        a.put_int(prefix + "refit_due", refit_due_ ? 1 : 0);
+        a.put_int(prefix + "train_refits", train_refits_);
+    }
+    void load_state(const StateArchive& a, const std::string& prefix) override {
+        if (!proposal_.adapts_to_model()) return;
+        proposal_.load_state(a, prefix + "proposal.");
+        refit_due_ = a.integer(prefix + "refit_due") != 0;
+        train_refits_ = static_cast<int>(a.integer(prefix + "train_refits"));
+        cached_step_ = -1;
     }
     torch::Tensor fresh_batch(int64_t n, std::uint64_t seed) override {
         if (!target_) return {};

@@ -16,6 +16,8 @@
 
 namespace liftlab {
 
+class StateArchive;
+
 class DensityModel {
 public:
     virtual ~DensityModel() = default;
@@ -42,9 +44,13 @@ public:
                                      const std::vector<torch::Tensor>& constrained, int step) {
         return nll(x, constrained, step);
     }
-    // Why a run of this model cannot be resumed from its parameters alone ("" when it can): a
-    // model with state of its own that changes during training (adapted proposals).
+    // Why a run of this model cannot be resumed ("" when it can): state of its own that changes
+    // during training and that save_state does not keep (a refined proposal's Adam moments).
     virtual std::string resume_blocker() const { return ""; }
+    // The model's own state beyond its parameters, for run --resume (the adapted importance
+    // proposal of icnn-ebm-nd); nothing for the others.
+    virtual void save_state(StateArchive& /*a*/, const std::string& /*prefix*/) const {}
+    virtual void load_state(const StateArchive& /*a*/, const std::string& /*prefix*/) {}
     // Metrics on x (no autograd): test_loss (mean NLL), and log_z / tv where they exist.
     virtual std::map<std::string, double> evaluate(
         const torch::Tensor& x, const std::vector<torch::Tensor>& constrained) = 0;

@@ -391,6 +391,7 @@ void IcnnTrainer::save_state(StateArchive& a, const std::string& prefix) {
     a.put_int(prefix + "steps", steps_);
     a.put_real(prefix + "step_seconds", step_seconds_);
     if (push_mask_.defined()) a.put(prefix + "push_mask", push_mask_.to(torch::kUInt8));
+    model_->save_state(a, prefix + "model.");
 }
 
 void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
@@ -413,6 +414,7 @@ void IcnnTrainer::load_state(const StateArchive& a, const std::string& prefix) {
             throw std::runtime_error("push_mask: wrong size");
         push_mask_ = m.to(torch::kBool);
     }
+    model_->load_state(a, prefix + "model.");
 }
 
 void IcnnTrainer::start_from_method(Trainer& source) {
