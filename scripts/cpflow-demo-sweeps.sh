@@ -14,6 +14,10 @@
 #        scripts/cpflow-demo-sweeps.sh /tmp/smoke 2 --seeds 2 --steps 20   (a quick rehearsal)
 # environment: LIFTLAB_CLI (default build/dev/app/cli/liftlab-cli), NICE (default 19),
 #              PRESETS, TARGETS (space-separated subsets of the defaults).
+# Where Linux groups processes by session for scheduling (autogroup, the default on most desktops:
+# /proc/sys/kernel/sched_autogroup_enabled = 1), nice ranks processes only within one session:
+# a sweep started in its own terminal or with setsid still takes an equal share beside another
+# session's work. To make it yield, set its session's nice too: echo 19 > /proc/<pid>/autogroup.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:?usage: scripts/cpflow-demo-sweeps.sh OUT_DIR [SHARDS [run options...]]}
