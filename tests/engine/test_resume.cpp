@@ -119,6 +119,20 @@ std::string untimed_metrics(const std::string& dir) {
     return out;
 }
 
+// A run of `spec` into `dir`, stopped as Ctrl-C stops it just before its `at`-th step counted over
+// all its units (with one thread, the units run one after the other).
+RunResult stopped_run(const ExperimentSpec& spec, const std::string& dir, int at) {
+    std::atomic<bool> stop{false};
+    int steps_seen = 0;
+    RunOptions options;
+    options.out_dir = dir;
+    options.stop = &stop;
+    options.before_step = [&] {
+        if (++steps_seen == at) stop = true;
+    };
+    return run_experiment(spec, options);
+}
+
 // The process that writes a run takes its lock as the writer and names itself in the file (the
 // window reads it to tell a killed run from a live one); a probe takes the lock and leaves the
 // file as it is; a second taker while the lock is held is refused.
@@ -276,15 +290,7 @@ TEST(Resume, AUnitWithoutSavedTrainersRunsAgainFromItsStart) {
     RunOptions full_options;
     full_options.out_dir = out.file("full");
     const auto full = run_experiment(dfiv, full_options);
-    std::atomic<bool> stop{false};
-    int steps_seen = 0;
-    RunOptions options;
-    options.out_dir = out.file("stopped");
-    options.stop = &stop;
-    options.before_step = [&] {
-        if (++steps_seen == dfiv.steps + 25) stop = true;
-    };
-    const auto stopped = run_experiment(dfiv, options);
+    const auto stopped = stopped_run(dfiv, out.file("stopped"), dfiv.steps + 25);
     ASSERT_EQ(stopped.status, RunStatus::Cancelled);
     const auto plan = prepare_resume(stopped.run_dir, dfiv);
     ASSERT_TRUE(plan->units.at(1).restart);
@@ -323,15 +329,7 @@ TEST(Resume, AnAdaptedProposalRunContinuesMidUnitToTheSameNumbers) {
     full_options.out_dir = out.file("full");
     const auto full = run_experiment(spec, full_options);
     ASSERT_EQ(full.status, RunStatus::Ok);
-    std::atomic<bool> stop{false};
-    int steps_seen = 0;
-    RunOptions options;
-    options.out_dir = out.file("stopped");
-    options.stop = &stop;
-    options.before_step = [&] {
-        if (++steps_seen == spec.steps + 25) stop = true;  // seed 1 at step 25
-    };
-    const auto stopped = run_experiment(spec, options);
+    const auto stopped = stopped_run(spec, out.file("stopped"), spec.steps + 25);  // seed 1 at 25
     ASSERT_EQ(stopped.status, RunStatus::Cancelled);
     const auto plan = prepare_resume(stopped.run_dir, spec);
     ASSERT_EQ(plan->units.size(), 2u);
