@@ -133,6 +133,15 @@ RunResult stopped_run(const ExperimentSpec& spec, const std::string& dir, int at
     return run_experiment(spec, options);
 }
 
+// The run a resume plan (prepare_resume's) continues, written into its own folder under `out_dir`.
+RunResult resumed_run(const ExperimentSpec& spec, std::shared_ptr<const ResumePlan> plan,
+                      const std::string& out_dir) {
+    RunOptions options;
+    options.out_dir = out_dir;
+    options.resume = std::move(plan);
+    return run_experiment(spec, options);
+}
+
 // The process that writes a run takes its lock as the writer and names itself in the file (the
 // window reads it to tell a killed run from a live one); a probe takes the lock and leaves the
 // file as it is; a second taker while the lock is held is refused.
@@ -335,10 +344,7 @@ TEST(Resume, AnAdaptedProposalRunContinuesMidUnitToTheSameNumbers) {
     ASSERT_EQ(plan->units.size(), 2u);
     EXPECT_FALSE(plan->units.at(1).restart);
     EXPECT_EQ(plan->units.at(1).step, 20);
-    RunOptions resume;
-    resume.out_dir = out.str();
-    resume.resume = plan;
-    const auto resumed = run_experiment(spec, resume);
+    const auto resumed = resumed_run(spec, plan, out.str());
     ASSERT_EQ(resumed.status, RunStatus::Ok);
     ASSERT_EQ(resumed.runs.size(), full.runs.size());
     bool refitted = false;
