@@ -96,8 +96,17 @@ void RunReporter::write_ordered(int unit, std::function<void(RunStore&)> write) 
     write_in_order(unit, std::move(write));
 }
 
+void RunReporter::write_state(int unit, std::function<void(RunStore&, bool)> write) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    // Decided when the write goes out (a waiting one may go out after an earlier unit stopped).
+    write_in_order(unit, [this, unit, write = std::move(write)](RunStore& store) {
+        write(store, first_stopped_ < 0 || unit <= first_stopped_);
+    });
+}
+
 void RunReporter::finished(int unit, std::vector<MethodRunSummary> runs) {
     std::lock_guard<std::mutex> lock(mutex_);
+    if (cancelled_ && (first_stopped_ < 0 || unit < first_stopped_)) first_stopped_ = unit;
     auto it_run = running_.find(unit);
     if (it_run != running_.end()) {
         done_steps_ += it_run->second.total_steps - it_run->second.step;

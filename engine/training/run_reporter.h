@@ -44,7 +44,13 @@ public:
     void write_now(const std::function<void(RunStore&)>& write);
     // A store write that must keep the sequential order (e.g. appending to a shared file).
     void write_ordered(int unit, std::function<void(RunStore&)> write);
+    // A unit's resume state (training/resume.h), in the same order. `resumable` is false once an
+    // earlier unit has stopped unfinished (a stop with seeds side by side): a resume continues
+    // that unit and runs the later ones again from their start, so their states must not be
+    // written (rows are: the stopped folder shows all that ran).
+    void write_state(int unit, std::function<void(RunStore&, bool resumable)> write);
     // The unit is finished: its runs join the summary, and the next units' waiting writes go out.
+    // A unit that ends while the run is cancelled counts as stopped unfinished (write_state).
     void finished(int unit, std::vector<MethodRunSummary> runs);
 
     std::vector<MethodRunSummary> take_runs() { return std::move(runs_); }
@@ -70,6 +76,7 @@ private:
     std::map<int, Pending> pending_;
     std::map<int, WorkerProgress> running_;
     std::map<int, std::vector<MethodRunSummary>> in_progress_;
+    int first_stopped_ = -1;  // the first unit that ended while the run was cancelled, or −1
     std::vector<MethodRunSummary> runs_;
 };
 

@@ -184,9 +184,9 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
         seq = ++pending_state_->seq;
         pending_state_->archive = a;
     }
-    reporter_.write_ordered(where_.unit, [pending = pending_state_, seq, unit = where_.unit,
-                                          fork_copy = keep_for_fork ? a : nullptr,
-                                          step](RunStore& store) {
+    reporter_.write_state(where_.unit, [pending = pending_state_, seq, unit = where_.unit,
+                                        fork_copy = keep_for_fork ? a : nullptr,
+                                        step](RunStore& store, bool resumable) {
         std::lock_guard<std::mutex> lock(pending->mutex);
         if (fork_copy) {
             // Kept whatever later state replaces the resume one (a fork point).
@@ -203,7 +203,10 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
             write_file_atomic(fork_state_path(store.dir(), unit, step), kept.serialize(),
                               /*durable=*/false);
         }
-        if (pending->seq != seq || !pending->archive) return;  // a later state replaced it
+        // A later state replaced it, or an earlier unit stopped unfinished: a resume runs this
+        // unit again from its start (a fork point is kept all the same).
+        if (!resumable) pending->archive.reset();
+        if (pending->seq != seq || !pending->archive) return;
         auto& state = *pending->archive;
         // What the shared files hold now: every row up to this state, nothing after it.
         const auto sizes = store.shared_sizes();

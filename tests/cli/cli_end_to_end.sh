@@ -132,6 +132,36 @@ interrupted)
   dir=$(cat out.txt)
   json_check "$dir/summary.json" 'd["status"]=="cancelled" and all(r["status"]=="cancelled" for r in d["runs"])'
   ;;
+interrupted_seeds)
+  # Ctrl-C while two seeds train side by side (threads 2, as most presets have it): the folder
+  # keeps both seeds' rows and --resume continues it to the uninterrupted run's numbers (it
+  # refused it: "unit 0 is not finished but a later one ran").
+  args=(cf-regression --steps 2000 --seeds 2 --set threads=2 --set save_state_seconds=0)
+  full=$("$cli" run "${args[@]}" --out full 2>/dev/null) || fail "uninterrupted side-by-side run"
+  "$cli" run "${args[@]}" --out sbs >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 1 300); do
+    f=$(ls sbs/*/metrics.csv 2>/dev/null | head -1 || true)
+    [ -n "$f" ] && grep -q "^500,adam,0,test_loss," "$f" && break
+    sleep 0.1
+  done
+  kill -INT $pid
+  set +e; wait $pid; rc=$?; set -e
+  [ $rc -eq 130 ] || fail "side by side: exit code $rc after SIGINT: $(cat err.txt)"
+  dir=$(cat out.txt)
+  grep -q ",adam,1,test_loss," "$dir/metrics.csv" || fail "the second seed's rows were not kept"
+  "$cli" run --resume "$dir" >/dev/null 2>err.txt || fail "side by side: --resume: $(cat err.txt)"
+  "$py" - "$full/summary.json" "$dir/summary.json" <<'PY' || fail "resumed side-by-side run differs"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert b["status"] == "ok", b["status"]
+def finals(d):
+    return {(r["method"], r["seed"]): {k: v for k, v in r["final"].items()
+                                       if k not in ("time_s", "solve_fraction")}
+            for r in d["runs"]}
+assert finals(a) == finals(b), (finals(a), finals(b))
+PY
+  ;;
 report_formats)
   dir=$("$cli" run cf-regression --steps 40 --seeds 2 --set log_every=10 --out runs 2>/dev/null)
   for fmt in png svg pdf; do

@@ -12,6 +12,7 @@
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <thread>
 
 #include "core/errors.h"
 #include "run/folder_lock.h"
@@ -313,6 +314,56 @@ TEST(Resume, AUnitWithoutSavedTrainersRunsAgainFromItsStart) {
             if (k != "time_s" && k != "solve_fraction")
                 EXPECT_EQ(resumed.runs[i].final_metrics.at(k), v) << k;
     EXPECT_EQ(untimed_metrics(stopped.run_dir), untimed_metrics(full.run_dir));
+}
+
+// Stopped (Ctrl-C, the window's Stop) while its two seeds train side by side, each past its
+// step 30 state: the first seed's unit continues from its state, the second's runs again from its
+// start (its state would say a later unit ran before an unfinished one: --resume refused the
+// folder), and the run ends with the uninterrupted run's numbers. The stopped folder keeps the
+// second seed's rows, as the user saw them.
+TEST(Resume, AStopWithSeedsSideBySideIsResumedToTheUninterruptedRun) {
+    auto spec = small_cf_spec();
+    spec.threads = 2;
+    test::TempDir out;
+    RunOptions full_options;
+    full_options.out_dir = out.file("full");
+    const auto full = run_experiment(spec, full_options);
+    ASSERT_EQ(full.status, RunStatus::Ok);
+    // Each seed's thread waits before its step 35 until the other is there too, then stops the
+    // run: both units stop at step 34, with states saved at steps 10, 20 and 30.
+    std::atomic<bool> stop{false};
+    std::atomic<int> arrived{0};
+    RunOptions options;
+    options.out_dir = out.file("stopped");
+    options.stop = &stop;
+    options.before_step = [&] {
+        thread_local int steps = 0;
+        if (++steps != 35) return;
+        ++arrived;
+        while (arrived.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        stop = true;
+    };
+    const auto stopped = run_experiment(spec, options);
+    ASSERT_EQ(stopped.status, RunStatus::Cancelled);
+    ASSERT_EQ(arrived.load(), 2);
+    EXPECT_NE(read_text(stopped.run_dir + "/metrics.csv").find("30,adam,1,test_loss,"),
+              std::string::npos);
+    const auto plan = prepare_resume(stopped.run_dir, resumable_spec(stopped.run_dir));
+    ASSERT_EQ(plan->units.size(), 1u);
+    EXPECT_FALSE(plan->units.at(0).finished);
+    EXPECT_EQ(plan->units.at(0).step, 30);
+    EXPECT_FALSE(std::filesystem::exists(unit_state_path(stopped.run_dir, 1)));
+    const auto resumed = resumed_run(resumable_spec(stopped.run_dir), plan, out.str());
+    ASSERT_EQ(resumed.status, RunStatus::Ok);
+    ASSERT_EQ(resumed.runs.size(), full.runs.size());
+    for (size_t i = 0; i < full.runs.size(); ++i)
+        for (const auto& [k, v] : full.runs[i].final_metrics)
+            if (k != "time_s" && k != "solve_fraction")
+                EXPECT_EQ(resumed.runs[i].final_metrics.at(k), v)
+                    << full.runs[i].method << " seed " << full.runs[i].seed << " " << k;
+    EXPECT_EQ(untimed_metrics(stopped.run_dir), untimed_metrics(full.run_dir));
+    EXPECT_EQ(read_text(stopped.run_dir + "/spectra.csv"),
+              read_text(full.run_dir + "/spectra.csv"));
 }
 
 // icnn-ebm-nd with an importance proposal adapted to the EBM (the 32-D latents' recipe, at a toy
