@@ -10,6 +10,7 @@
 #include <ctime>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 
 #include "core/bounded_input.h"
@@ -270,6 +271,38 @@ const std::vector<const char*>& RunStore::shared_files() {
                                                    run_folder::kTraces, run_folder::kDwells,
                                                    run_folder::kEvents};
     return files;
+}
+
+std::pair<std::FILE**, const char*> RunStore::shared_stream(size_t i) {
+    switch (i) {
+        case 0:
+            return {&metrics_, run_folder::kMetricsColumns};
+        case 1:
+            return {&spectra_, run_folder::kSpectraColumns};
+        case 2:
+            return {&traces_, run_folder::kTracesColumns};
+        case 3:
+            return {&dwells_, run_folder::kDwellsColumns};
+        default:
+            return {&events_, run_folder::kEventsColumns};
+    }
+}
+
+void RunStore::append_rows_of(const std::string& held_dir) {
+    const auto& names = shared_files();
+    for (size_t i = 0; i < names.size(); ++i) {
+        const std::string file = held_dir + "/" + names[i];
+        std::error_code ec;
+        if (!fs::exists(file, ec)) continue;
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw WriteError(file, "cannot read the rows written aside");
+        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (in.bad()) throw WriteError(file, "cannot read the rows written aside");
+        const auto header_end = text.find('\n');
+        if (header_end == std::string::npos || header_end + 1 == text.size()) continue;
+        auto [stream, columns] = shared_stream(i);
+        append_csv(*stream, names[i], columns, text.substr(header_end + 1));
+    }
 }
 
 std::vector<std::uint64_t> RunStore::shared_sizes() const {

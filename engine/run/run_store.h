@@ -67,6 +67,10 @@ public:
     // not yet written), every row so far flushed: what a resume truncates them back to.
     std::vector<std::uint64_t> shared_sizes() const;
     static const std::vector<const char*>& shared_files();
+    // Appends the rows of the shared files in `held_dir` (the same files of a unit that wrote
+    // aside while an earlier unit ran, training/run_reporter.h) after this folder's, file by file,
+    // their headers dropped; a file missing there adds nothing.
+    void append_rows_of(const std::string& held_dir);
 
     // spec_file_sha256 of the folder's spec.json (read once), or "" when it cannot be read: each
     // resume state records it, and --resume refuses a spec.json edited since.
@@ -81,6 +85,8 @@ private:
     // format_* (cells through run/csv_rows.h, numbers through core/c_numbers.h).
     void append_csv(std::FILE*& stream, const char* name, const char* columns,
                     const std::string& rows);
+    // Shared file i (shared_files' order): its stream and header.
+    std::pair<std::FILE**, const char*> shared_stream(size_t i);
 
     std::string dir_;
     std::string staged_name_;  // create_staged: the name publish() gives the folder

@@ -24,6 +24,10 @@ std::string unit_state_path(const std::string& dir, int unit) {
     return dir + "/" + run_folder::kResume + "/unit" + std::to_string(unit) + ".state";
 }
 
+std::string unit_rows_aside_path(const std::string& dir, int unit) {
+    return dir + "/" + run_folder::kResume + "/unit" + std::to_string(unit) + ".rows";
+}
+
 ExperimentSpec resumable_spec(const std::string& dir) {
     const std::string file = dir + "/" + run_folder::kSpec;
     auto j = read_json_file(file);
@@ -178,6 +182,50 @@ void check_fork_family(const ExperimentSpec& spec, const MethodSpec& source,
         throw SpecError("methods", what + "without the slack b it cannot hold the parent's θ");
 }
 
+// The file sizes a unit state recorded (of the run's files, or of its rows aside).
+std::vector<std::uint64_t> recorded_sizes(const StateArchive& a, const std::string& dir, int unit) {
+    std::vector<std::uint64_t> sizes(RunStore::shared_files().size(), 0);
+    const auto t = a.tensor("sizes");
+    // A state saved before events.csv existed lists the four other files (events: none).
+    if (t.scalar_type() != torch::kInt64 || t.numel() > static_cast<int64_t>(sizes.size()) ||
+        t.numel() < static_cast<int64_t>(sizes.size()) - 1)
+        throw DataError(unit_state_path(dir, unit), 0, "bad file sizes");
+    for (size_t i = 0; i < static_cast<size_t>(t.numel()); ++i) {
+        const auto v = t[static_cast<int64_t>(i)].item<int64_t>();
+        if (v < 0) throw DataError(unit_state_path(dir, unit), 0, "bad file sizes");
+        sizes[i] = static_cast<std::uint64_t>(v);
+    }
+    return sizes;
+}
+
+// Each shared file of `folder` holds at least the bytes a state recorded.
+void check_sizes(const std::string& folder, const std::vector<std::uint64_t>& sizes) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const std::string file = folder + "/" + RunStore::shared_files()[i];
+        std::error_code ec;
+        const bool exists = fs::exists(file, ec);
+        const std::uint64_t have = exists ? fs::file_size(file, ec) : 0;
+        if (have < sizes[i])
+            throw DataError(file, 0,
+                            "is shorter (" + std::to_string(have) +
+                                " bytes) than the saved state says (" + std::to_string(sizes[i]) +
+                                ")");
+    }
+}
+
+void cut_files(const std::string& folder, const std::vector<std::uint64_t>& sizes) {
+    for (size_t i = 0; i < sizes.size(); ++i) {
+        const std::string file = folder + "/" + RunStore::shared_files()[i];
+        std::error_code ec;
+        if (!fs::exists(file, ec)) continue;
+        if (sizes[i] == 0 && i > 0) {
+            fs::remove(file, ec);  // created after the state: written again from its header
+        } else if (::truncate(file.c_str(), static_cast<off_t>(sizes[i])) != 0) {
+            throw WriteError(file, "cannot cut it back to the saved state");
+        }
+    }
+}
+
 }  // namespace
 
 std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
@@ -204,11 +252,21 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
         spec_file_sha256(read_regular_file(spec_file, kMaxJsonFileBytes));
     plan->shard = recorded_shard(spec_file);
     const Shard& shard = plan->shard;
-    int last = -1;
+    int last = -1;          // the last unit whose state saw the run's files
+    int missing = -1;       // the first owned unit without a state
+    std::vector<int> held;  // units whose states saw their rows aside (training/run_reporter.h)
     for (int u = 0; u < units; ++u) {
-        if (!shard.owns(u)) continue;
         const std::string file = unit_state_path(dir, u);
-        if (!fs::exists(file)) break;
+        if (!shard.owns(u)) {
+            if (fs::exists(file))
+                throw DataError(
+                    file, 0, "a state of a unit this shard (" + shard.label() + ") does not own");
+            continue;
+        }
+        if (!fs::exists(file)) {
+            if (missing < 0) missing = u;
+            continue;
+        }
         auto a = std::make_shared<StateArchive>(StateArchive::read_file(file));
         UnitResumeState s;
         s.unit = u;
@@ -224,59 +282,53 @@ std::shared_ptr<const ResumePlan> prepare_resume(const std::string& dir,
                                           "put the file back, or start a new run from it");
         s.finished = a->integer("finished") != 0;
         if (s.finished) s.runs = runs_of(*a);
+        s.held = a->has("held") && a->integer("held") != 0;
         s.archive = a;
         // A unit that cannot be continued mid-way (its start marker: "blocked" says why) runs
-        // again from its start; the shared files are cut back to where its rows began.
+        // again from its start; its files are cut back to where its rows began.
         s.restart = !s.finished && a->has("blocked");
         if (s.restart) s.step = 0;
+        // The run's files hold the units in order: a state that saw them follows the states
+        // that did, with none missing before it.
+        if (!s.held) {
+            if (missing >= 0)
+                throw DataError(
+                    file, 0,
+                    "a state of a later unit without one of unit " + std::to_string(missing));
+            if (!held.empty())
+                throw DataError(file, 0,
+                                "saw the run's files after unit " + std::to_string(held.front()) +
+                                    " wrote its rows aside");
+            last = u;
+        } else {
+            held.push_back(u);
+        }
         plan->units[u] = std::move(s);
-        last = u;
     }
-    int missing = last + 1;  // the first owned unit after the saved prefix
-    while (missing < units && !shard.owns(missing)) ++missing;
-    for (int u = last + 1; u < units; ++u)
-        if (fs::exists(unit_state_path(dir, u)))
-            throw DataError(
-                unit_state_path(dir, u), 0,
-                (shard.owns(u)
-                     ? "a state of a later unit without one of unit " + std::to_string(missing)
-                     : "a state of a unit this shard (" + shard.label() + ") does not own"));
     for (const auto& [u, s] : plan->units)
-        if (u < last && !s.finished)
+        if (!s.held && u < last && !s.finished)
             throw DataError(unit_state_path(dir, u), 0,
                             "unit " + std::to_string(u) + " is not finished but a later one ran");
-    // Cut the shared files back to what the last state had seen (nothing of a unit after it
-    // was written: its writes wait for the earlier units).
-    std::vector<std::uint64_t> sizes(RunStore::shared_files().size(), 0);
-    if (last >= 0) {
-        const auto t = plan->units.at(last).archive->tensor("sizes");
-        // A state saved before events.csv existed lists the four other files (events: none).
-        if (t.scalar_type() != torch::kInt64 || t.numel() > static_cast<int64_t>(sizes.size()) ||
-            t.numel() < static_cast<int64_t>(sizes.size()) - 1)
-            throw DataError(unit_state_path(dir, last), 0, "bad file sizes");
-        for (size_t i = 0; i < static_cast<size_t>(t.numel()); ++i)
-            sizes[i] = static_cast<std::uint64_t>(t[static_cast<int64_t>(i)].item<int64_t>());
-    }
-    for (size_t i = 0; i < sizes.size(); ++i) {
-        const std::string file = dir + "/" + RunStore::shared_files()[i];
+    // Cut the run's files back to what the last state that saw them had seen (nothing of a unit
+    // after it was written there: its rows wait aside or in memory), and each held unit's rows
+    // aside to what its state had seen. Everything is checked before anything is cut.
+    const size_t n_files = RunStore::shared_files().size();
+    std::vector<std::pair<std::string, std::vector<std::uint64_t>>> cuts;
+    cuts.emplace_back(dir, std::vector<std::uint64_t>(n_files, 0));
+    if (last >= 0) cuts.back().second = recorded_sizes(*plan->units.at(last).archive, dir, last);
+    for (int u : held)
+        cuts.emplace_back(unit_rows_aside_path(dir, u),
+                          recorded_sizes(*plan->units.at(u).archive, dir, u));
+    for (const auto& [folder, sizes] : cuts) check_sizes(folder, sizes);
+    for (const auto& [folder, sizes] : cuts) cut_files(folder, sizes);
+    // Rows aside of a unit that runs again from its start, or that a committed state saw
+    // already (a kill after the rows joined the run's files), go.
+    for (int u = 0; u < units; ++u) {
+        const auto* s = plan->find(u);
+        if (s && s->held) continue;
         std::error_code ec;
-        const bool exists = fs::exists(file, ec);
-        const std::uint64_t have = exists ? fs::file_size(file, ec) : 0;
-        if (have < sizes[i])
-            throw DataError(file, 0,
-                            "is shorter (" + std::to_string(have) +
-                                " bytes) than the saved state says (" + std::to_string(sizes[i]) +
-                                ")");
-    }
-    for (size_t i = 0; i < sizes.size(); ++i) {
-        const std::string file = dir + "/" + RunStore::shared_files()[i];
-        std::error_code ec;
-        if (!fs::exists(file, ec)) continue;
-        if (sizes[i] == 0 && i > 0) {
-            fs::remove(file, ec);  // created after the state: written again from its header
-        } else if (::truncate(file.c_str(), static_cast<off_t>(sizes[i])) != 0) {
-            throw WriteError(file, "cannot cut it back to the saved state");
-        }
+        fs::remove_all(unit_rows_aside_path(dir, u), ec);
+        if (ec) throw WriteError(unit_rows_aside_path(dir, u), ec.message());
     }
     // (No state at all — killed before the first unit saved one — cuts metrics.csv to nothing:
     // the run store writes its header again.)

@@ -1,9 +1,11 @@
 // `liftlab-cli run --resume DIR` (docs/reliability.md): a killed run continues from the state its
 // units saved at their last log point (resume/unit<k>.state, run/state_archive.h) to the same
-// final metrics an uninterrupted run gives. Units are written in order, so the saved states form a
-// prefix: finished units are taken as they are, the last one is continued from its step, later
-// ones run from the start; the shared CSV files are cut back to the bytes the last state had seen,
-// so every row after it is written again exactly once.
+// final metrics an uninterrupted run gives. Units are written to the run's files in order, so the
+// states that saw those files form a prefix: finished units are taken as they are, the last one is
+// continued from its step, and the shared CSV files are cut back to the bytes it had seen. A unit
+// that ran beside an unfinished earlier one wrote its rows aside (resume/unit<k>.rows/), and its
+// state ("held") is continued with those files cut back to what it had seen; units without a
+// state run from the start. So every row after a state is written again exactly once.
 #pragma once
 #include <map>
 #include <memory>
@@ -23,6 +25,8 @@ struct UnitResumeState {
     int step = 0;           // the last step the state holds (0: the unit's start)
     bool finished = false;  // the unit is done: `runs` are its results
     bool restart = false;   // its trainers keep no state: it runs again from its start
+    // Its rows were aside (an earlier unit still ran): its state's sizes are of those files.
+    bool held = false;
     std::shared_ptr<StateArchive> archive;
     std::vector<MethodRunSummary> runs;
 };
@@ -92,5 +96,8 @@ MethodRunSummary get_run_summary(const StateArchive& a, const std::string& prefi
 
 // The unit state file of unit `unit` in a run folder.
 std::string unit_state_path(const std::string& dir, int unit);
+// The folder where unit `unit` writes its rows while an earlier unit still runs (the shared CSV
+// files, training/run_reporter.h): a state marked "held" records sizes there.
+std::string unit_rows_aside_path(const std::string& dir, int unit);
 
 }  // namespace liftlab

@@ -1,6 +1,11 @@
 #include "training/run_reporter.h"
 
 #include <cmath>
+#include <filesystem>
+
+#include "core/errors.h"
+#include "run/state_archive.h"
+#include "training/resume.h"
 
 namespace liftlab {
 
@@ -35,6 +40,7 @@ void RunReporter::begin_units(int first_unit, int count) {
     std::lock_guard<std::mutex> lock(mutex_);
     next_to_commit_ = first_unit;
     for (int u = first_unit; u < first_unit + count; ++u) pending_[u];
+    if (store_ && !aside_dir_.empty() && !stopped_before(first_unit)) commit_aside(first_unit);
 }
 
 void RunReporter::started(int unit, const WorkerProgress& w, std::vector<MethodRunSummary> runs) {
@@ -83,10 +89,17 @@ void RunReporter::write_now(const std::function<void(RunStore&)>& write) {
     if (store_) write(*store_);
 }
 
+bool RunReporter::writes_through(int unit) const {
+    // After a stop, a unit behind the stopped one keeps its rows aside whatever its turn.
+    return unit == next_to_commit_ && (aside_dir_.empty() || !stopped_before(unit));
+}
+
 void RunReporter::write_in_order(int unit, std::function<void(RunStore&)> write) {
     if (!store_) return;
-    if (unit == next_to_commit_)
+    if (writes_through(unit))
         write(*store_);
+    else if (!aside_dir_.empty())
+        write(aside(unit));
     else
         pending_[unit].writes.push_back(std::move(write));
 }
@@ -96,12 +109,76 @@ void RunReporter::write_ordered(int unit, std::function<void(RunStore&)> write) 
     write_in_order(unit, std::move(write));
 }
 
-void RunReporter::write_state(int unit, std::function<void(RunStore&, bool)> write) {
+void RunReporter::write_state(int unit, std::function<void(const StateTarget&)> write) {
     std::lock_guard<std::mutex> lock(mutex_);
-    // Decided when the write goes out (a waiting one may go out after an earlier unit stopped).
-    write_in_order(unit, [this, unit, write = std::move(write)](RunStore& store) {
-        write(store, first_stopped_ < 0 || unit <= first_stopped_);
+    // Decided when the write goes out (one waiting in memory may go out after a stop).
+    write_in_order(unit, [this, unit, write = std::move(write)](RunStore& rows) {
+        const bool held = &rows != store_;
+        write({*store_, rows, held, held || !stopped_before(unit)});
     });
+}
+
+void RunReporter::keep_waiting_rows_aside(std::string run_dir) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    aside_dir_ = std::move(run_dir);
+}
+
+RunStore& RunReporter::aside(int unit) {
+    auto& store = aside_[unit];
+    if (!store) {
+        const std::string dir = unit_rows_aside_path(aside_dir_, unit);
+        std::error_code ec;
+        std::filesystem::create_directories(dir, ec);
+        if (ec) throw WriteError(dir, ec.message());
+        store = std::make_unique<RunStore>(dir);  // a resumed unit's files continue as cut
+    }
+    return *store;
+}
+
+void RunReporter::commit_aside(int unit) {
+    const std::string dir = unit_rows_aside_path(aside_dir_, unit);
+    std::error_code ec;
+    if (!std::filesystem::exists(dir, ec)) return;
+    aside_.erase(unit);  // closes its files (every row was flushed)
+    const auto before = store_->shared_sizes();
+    const auto kept = RunStore(dir).shared_sizes();
+    store_->append_rows_of(dir);
+    const auto after = store_->shared_sizes();
+    // Its state saw its rows aside: make it see them here. (A kill before this leaves the state
+    // as it was and the files aside: the resume cuts the run's files back to the earlier unit's
+    // state and appends them again.)
+    const std::string file = unit_state_path(aside_dir_, unit);
+    if (std::filesystem::exists(file, ec)) {
+        auto state = StateArchive::read_file(file);
+        if (state.has("held") && state.integer("held") != 0) {
+            const auto seen = state.tensor("sizes");
+            std::vector<int64_t> sizes(before.size());
+            for (size_t i = 0; i < sizes.size(); ++i) {
+                const auto at = i < static_cast<size_t>(seen.numel())
+                                    ? seen[static_cast<int64_t>(i)].item<int64_t>()
+                                    : int64_t{0};
+                // Rows it had not seen are the last (kept − at) bytes appended.
+                sizes[i] =
+                    at == 0 ? static_cast<int64_t>(before[i])
+                            : static_cast<int64_t>(after[i]) - (static_cast<int64_t>(kept[i]) - at);
+            }
+            state.put("sizes", torch::tensor(sizes, torch::kInt64));
+            state.put_int("held", 0);
+            write_file_atomic(file, state.serialize(), /*durable=*/false);
+        }
+    }
+    std::filesystem::remove_all(dir, ec);
+    if (ec) throw WriteError(dir, ec.message());
+}
+
+void RunReporter::show_rows_kept_aside() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!store_) return;
+    for (auto it = aside_.begin(); it != aside_.end();) {
+        const int unit = it->first;
+        it = aside_.erase(it);  // closed: every row flushed
+        store_->append_rows_of(unit_rows_aside_path(aside_dir_, unit));
+    }
 }
 
 void RunReporter::finished(int unit, std::vector<MethodRunSummary> runs) {
@@ -123,6 +200,10 @@ void RunReporter::finished(int unit, std::vector<MethodRunSummary> runs) {
         ++next_to_commit_;
         auto next = pending_.find(next_to_commit_);
         if (next == pending_.end() || !store_) continue;
+        if (!aside_dir_.empty()) {
+            if (!stopped_before(next_to_commit_)) commit_aside(next_to_commit_);
+            continue;
+        }
         for (auto& w : next->second.writes) w(*store_);
         next->second.writes.clear();
     }

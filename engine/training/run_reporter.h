@@ -9,6 +9,7 @@
 #include <atomic>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -44,13 +45,31 @@ public:
     void write_now(const std::function<void(RunStore&)>& write);
     // A store write that must keep the sequential order (e.g. appending to a shared file).
     void write_ordered(int unit, std::function<void(RunStore&)> write);
-    // A unit's resume state (training/resume.h), in the same order. `resumable` is false once an
-    // earlier unit has stopped unfinished (a stop with seeds side by side): a resume continues
-    // that unit and runs the later ones again from their start, so their states must not be
-    // written (rows are: the stopped folder shows all that ran).
-    void write_state(int unit, std::function<void(RunStore&, bool resumable)> write);
+    // Where a unit's resume state (training/resume.h) goes: `rows` is the store its rows went to
+    // (the run's, or its own aside: `held`), whose sizes the state records. `keep` is false when
+    // the state must not be written: without rows kept aside, a unit after one that stopped
+    // unfinished (a stop with seeds side by side) runs again from its start on a resume.
+    struct StateTarget {
+        RunStore& run;
+        RunStore& rows;
+        bool held;
+        bool keep;
+    };
+    // A unit's resume state, in the same order as its rows.
+    void write_state(int unit, std::function<void(const StateTarget&)> write);
+    // With a resumable run (save_state): a unit that must wait for an earlier one writes its rows
+    // into its own files (resume/unit<k>.rows/, training/resume.h), and its states record their
+    // sizes there; when its turn comes the rows are appended to the run's files, its state is
+    // made to record those, and the files aside go. So a kill or a stop keeps every unit's
+    // progress, not only the first unfinished one's. Without it the waiting rows wait in memory.
+    void keep_waiting_rows_aside(std::string run_dir);
+    // A stopped run's rows still aside go into the run's files (after the others, in unit
+    // order), for the folder to show all that ran; they stay aside too, with their states, for
+    // a resume (which cuts the run's files back to the last state that saw them).
+    void show_rows_kept_aside();
     // The unit is finished: its runs join the summary, and the next units' waiting writes go out.
-    // A unit that ends while the run is cancelled counts as stopped unfinished (write_state).
+    // A unit that ends while the run is cancelled counts as stopped unfinished: the units after
+    // it keep their rows aside (or, without that, save no state).
     void finished(int unit, std::vector<MethodRunSummary> runs);
 
     std::vector<MethodRunSummary> take_runs() { return std::move(runs_); }
@@ -65,6 +84,12 @@ private:
     };
     // write_ordered with the lock held.
     void write_in_order(int unit, std::function<void(RunStore&)> write);
+    // Whether `unit`'s rows go to the run's files now.
+    bool writes_through(int unit) const;
+    bool stopped_before(int unit) const { return first_stopped_ >= 0 && first_stopped_ < unit; }
+    RunStore& aside(int unit);
+    // `unit`'s turn: its rows kept aside join the run's files, its state follows them.
+    void commit_aside(int unit);
 
     std::mutex mutex_;  // every member below is guarded by it
     RunStore* store_;
@@ -77,6 +102,8 @@ private:
     std::map<int, WorkerProgress> running_;
     std::map<int, std::vector<MethodRunSummary>> in_progress_;
     int first_stopped_ = -1;  // the first unit that ended while the run was cancelled, or −1
+    std::string aside_dir_;   // the run folder when waiting rows are kept aside, else empty
+    std::map<int, std::unique_ptr<RunStore>> aside_;  // open stores of the units' rows aside
     std::vector<MethodRunSummary> runs_;
 };
 

@@ -452,7 +452,8 @@ void Run::finish(RunReporter& reporter) {
                      : any_diverged ? RunStatus::Diverged
                                     : RunStatus::Failed;
     if (store_) {
-        store_->close();  // checked: a failed final flush is a failed run
+        reporter.show_rows_kept_aside();  // a stopped run shows every unit's rows
+        store_->close();                  // checked: a failed final flush is a failed run
         store_->write_json(run_folder::kSummary, summary_json(result_.status, result_.runs));
     }
 }
@@ -480,6 +481,8 @@ RunResult Run::execute() {
     for (int cell = 0; cell < cells; ++cell) owned += options_.shard.owns(cell) ? 1 : 0;
     const double total_units = static_cast<double>(std::max(owned, 1)) * top_.steps;
     RunReporter reporter(store_ ? &*store_ : nullptr, on_progress_, cancelled_, total_units);
+    // A unit waiting for an earlier one writes its rows aside, so its state survives a kill.
+    if (store_ && top_.save_state) reporter.keep_waiting_rows_aside(store_->dir());
     try {
         for (int vi = 0; vi < static_cast<int>(sub_specs_.size()) && !cancelled_; ++vi)
             run_sub_spec(vi, reporter);

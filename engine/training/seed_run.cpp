@@ -186,35 +186,35 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
     }
     reporter_.write_state(where_.unit, [pending = pending_state_, seq, unit = where_.unit,
                                         fork_copy = keep_for_fork ? a : nullptr,
-                                        step](RunStore& store, bool resumable) {
+                                        step](const RunReporter::StateTarget& to) {
         std::lock_guard<std::mutex> lock(pending->mutex);
+        // What the files of its rows hold now (the run's, or its own aside while an earlier
+        // unit runs: "held"): every row up to this state, nothing after it.
+        auto record = [&](StateArchive& state) {
+            const auto sizes = to.rows.shared_sizes();
+            state.put("sizes", torch::tensor(std::vector<int64_t>(sizes.begin(), sizes.end()),
+                                             torch::kInt64));
+            if (to.held) state.put_int("held", 1);
+            if (const auto digest = to.run.spec_sha256(); !digest.empty())
+                state.put_text("spec_sha256", digest);
+        };
         if (fork_copy) {
             // Kept whatever later state replaces the resume one (a fork point).
-            auto& kept = *fork_copy;
-            const auto sizes = store.shared_sizes();
-            kept.put("sizes", torch::tensor(std::vector<int64_t>(sizes.begin(), sizes.end()),
-                                            torch::kInt64));
-            if (const auto digest = store.spec_sha256(); !digest.empty())
-                kept.put_text("spec_sha256", digest);
-            const std::string dir = store.path(run_folder::kForkStates);
+            record(*fork_copy);
+            const std::string dir = to.run.path(run_folder::kForkStates);
             std::error_code ec;
             std::filesystem::create_directories(dir, ec);
             if (ec) throw WriteError(dir, ec.message());
-            write_file_atomic(fork_state_path(store.dir(), unit, step), kept.serialize(),
+            write_file_atomic(fork_state_path(to.run.dir(), unit, step), fork_copy->serialize(),
                               /*durable=*/false);
         }
-        // A later state replaced it, or an earlier unit stopped unfinished: a resume runs this
-        // unit again from its start (a fork point is kept all the same).
-        if (!resumable) pending->archive.reset();
+        // A later state replaced it, or (rows not kept aside) an earlier unit stopped
+        // unfinished: a resume runs this unit again from its start (a fork point is kept).
+        if (!to.keep) pending->archive.reset();
         if (pending->seq != seq || !pending->archive) return;
-        auto& state = *pending->archive;
-        // What the shared files hold now: every row up to this state, nothing after it.
-        const auto sizes = store.shared_sizes();
-        state.put("sizes",
-                  torch::tensor(std::vector<int64_t>(sizes.begin(), sizes.end()), torch::kInt64));
-        if (const auto digest = store.spec_sha256(); !digest.empty())
-            state.put_text("spec_sha256", digest);
-        write_file_atomic(unit_state_path(store.dir(), unit), state.serialize(), /*durable=*/false);
+        record(*pending->archive);
+        write_file_atomic(unit_state_path(to.run.dir(), unit), pending->archive->serialize(),
+                          /*durable=*/false);
         pending->archive.reset();
     });
 }

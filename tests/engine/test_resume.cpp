@@ -316,12 +316,30 @@ TEST(Resume, AUnitWithoutSavedTrainersRunsAgainFromItsStart) {
     EXPECT_EQ(untimed_metrics(stopped.run_dir), untimed_metrics(full.run_dir));
 }
 
-// Stopped (Ctrl-C, the window's Stop) while its two seeds train side by side, each past its
-// step 30 state: the first seed's unit continues from its state, the second's runs again from its
-// start (its state would say a later unit ran before an unfinished one: --resume refused the
-// folder), and the run ends with the uninterrupted run's numbers. The stopped folder keeps the
-// second seed's rows, as the user saw them.
-TEST(Resume, AStopWithSeedsSideBySideIsResumedToTheUninterruptedRun) {
+// Two seeds training side by side (threads 2, as most presets have it): the second seed's unit
+// writes its rows aside until the first is done (resume/unit1.rows/), and its states record
+// those files ("held"). So a stop (Ctrl-C, the window's Stop) and a kill both keep each seed's
+// progress: the folder below is stopped, or copied as a kill would leave it, with each seed's
+// thread before its step 35 (states at steps 10, 20 and 30); resumed, both seeds continue from
+// step 30 and the run ends with the uninterrupted run's numbers and rows. (Before, --resume
+// refused the stopped folder, "unit 0 is not finished but a later one ran", and a kill lost the
+// second seed's progress: hours on the 32-D latents.)
+void expect_the_uninterrupted_run(const RunResult& full, const RunResult& resumed,
+                                  const std::string& dir, const std::string& context) {
+    ASSERT_EQ(resumed.status, RunStatus::Ok) << context;
+    ASSERT_EQ(resumed.runs.size(), full.runs.size()) << context;
+    for (size_t i = 0; i < full.runs.size(); ++i)
+        for (const auto& [k, v] : full.runs[i].final_metrics)
+            if (k != "time_s" && k != "solve_fraction")
+                EXPECT_EQ(resumed.runs[i].final_metrics.at(k), v)
+                    << context << ": " << full.runs[i].method << " seed " << full.runs[i].seed
+                    << " " << k;
+    EXPECT_EQ(untimed_metrics(dir), untimed_metrics(full.run_dir)) << context;
+    EXPECT_EQ(read_text(dir + "/spectra.csv"), read_text(full.run_dir + "/spectra.csv")) << context;
+    EXPECT_FALSE(std::filesystem::exists(unit_rows_aside_path(dir, 1))) << context;
+}
+
+TEST(Resume, SeedsSideBySideKeepTheirProgressThroughAStopOrAKill) {
     auto spec = small_cf_spec();
     spec.threads = 2;
     test::TempDir out;
@@ -329,41 +347,55 @@ TEST(Resume, AStopWithSeedsSideBySideIsResumedToTheUninterruptedRun) {
     full_options.out_dir = out.file("full");
     const auto full = run_experiment(spec, full_options);
     ASSERT_EQ(full.status, RunStatus::Ok);
-    // Each seed's thread waits before its step 35 until the other is there too, then stops the
-    // run: both units stop at step 34, with states saved at steps 10, 20 and 30.
-    std::atomic<bool> stop{false};
-    std::atomic<int> arrived{0};
-    RunOptions options;
-    options.out_dir = out.file("stopped");
-    options.stop = &stop;
-    options.before_step = [&] {
-        thread_local int steps = 0;
-        if (++steps != 35) return;
-        ++arrived;
-        while (arrived.load() < 2) std::this_thread::sleep_for(std::chrono::milliseconds(1));
-        stop = true;
-    };
-    const auto stopped = run_experiment(spec, options);
-    ASSERT_EQ(stopped.status, RunStatus::Cancelled);
-    ASSERT_EQ(arrived.load(), 2);
-    EXPECT_NE(read_text(stopped.run_dir + "/metrics.csv").find("30,adam,1,test_loss,"),
-              std::string::npos);
-    const auto plan = prepare_resume(stopped.run_dir, resumable_spec(stopped.run_dir));
-    ASSERT_EQ(plan->units.size(), 1u);
-    EXPECT_FALSE(plan->units.at(0).finished);
-    EXPECT_EQ(plan->units.at(0).step, 30);
-    EXPECT_FALSE(std::filesystem::exists(unit_state_path(stopped.run_dir, 1)));
-    const auto resumed = resumed_run(resumable_spec(stopped.run_dir), plan, out.str());
-    ASSERT_EQ(resumed.status, RunStatus::Ok);
-    ASSERT_EQ(resumed.runs.size(), full.runs.size());
-    for (size_t i = 0; i < full.runs.size(); ++i)
-        for (const auto& [k, v] : full.runs[i].final_metrics)
-            if (k != "time_s" && k != "solve_fraction")
-                EXPECT_EQ(resumed.runs[i].final_metrics.at(k), v)
-                    << full.runs[i].method << " seed " << full.runs[i].seed << " " << k;
-    EXPECT_EQ(untimed_metrics(stopped.run_dir), untimed_metrics(full.run_dir));
-    EXPECT_EQ(read_text(stopped.run_dir + "/spectra.csv"),
-              read_text(full.run_dir + "/spectra.csv"));
+    for (const bool kill : {false, true}) {
+        const std::string context = kill ? "killed" : "stopped";
+        std::atomic<bool> stop{false};
+        std::atomic<int> arrived{0};
+        std::string copy;
+        RunOptions options;
+        options.out_dir = out.file(context);
+        options.stop = &stop;
+        // Each seed's thread waits before its step 35 until the other is there too; then the
+        // run stops, or its folder is copied (what a kill leaves) and it goes on.
+        options.before_step = [&] {
+            thread_local int steps = 0;  // each run's seeds start on threads of their own
+            if (++steps != 35) return;
+            if (++arrived == 2) {
+                if (kill) {
+                    const auto runs = std::filesystem::directory_iterator(options.out_dir);
+                    copy = out.file("killed-copy");
+                    std::filesystem::copy(runs->path(), copy,
+                                          std::filesystem::copy_options::recursive);
+                    ++arrived;
+                } else {
+                    stop = true;
+                }
+            }
+            while (arrived.load() < (kill ? 3 : 2))
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        };
+        const auto run = run_experiment(spec, options);
+        ASSERT_GE(arrived.load(), 2) << context;
+        std::string dir = run.run_dir;
+        if (kill) {
+            ASSERT_EQ(run.status, RunStatus::Ok);
+            dir = copy;
+        } else {
+            ASSERT_EQ(run.status, RunStatus::Cancelled);
+            // The stopped folder shows both seeds' rows, as the user saw them.
+            EXPECT_NE(read_text(dir + "/metrics.csv").find("30,adam,1,test_loss,"),
+                      std::string::npos);
+        }
+        const auto plan = prepare_resume(dir, resumable_spec(dir));
+        ASSERT_EQ(plan->units.size(), 2u) << context;
+        for (int u : {0, 1}) {
+            EXPECT_FALSE(plan->units.at(u).finished) << context << " unit " << u;
+            EXPECT_EQ(plan->units.at(u).step, 30) << context << " unit " << u;
+            EXPECT_EQ(plan->units.at(u).held, u == 1) << context << " unit " << u;
+        }
+        const auto resumed = resumed_run(resumable_spec(dir), plan, out.str());
+        expect_the_uninterrupted_run(full, resumed, dir, context);
+    }
 }
 
 // icnn-ebm-nd with an importance proposal adapted to the EBM (the 32-D latents' recipe, at a toy
