@@ -10,6 +10,12 @@ fail() { echo "FAIL [$scenario]: $*" >&2; exit 1; }
 json_check() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" \
   || fail "$1 does not satisfy: $2"; }
 
+# interrupt PID WHAT: Ctrl-C the run in the background, which must end with exit code 130.
+interrupt() {
+  kill -INT "$1"
+  set +e; wait "$1"; local rc=$?; set -e
+  [ $rc -eq 130 ] || fail "$2: exit code $rc after SIGINT, expected 130: $(cat err.txt)"
+}
 json_check_quiet() { "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"; }
 
 case "$scenario" in
@@ -126,16 +132,14 @@ interrupted)
     [ -n "$(ls runs/*/metrics.csv 2>/dev/null)" ] && [ "$(wc -l <"$(ls runs/*/metrics.csv | head -1)")" -gt 5 ] && break
     sleep 0.2
   done
-  kill -INT $pid
-  set +e; wait $pid; rc=$?; set -e
-  [ $rc -eq 130 ] || fail "exit code $rc after SIGINT, expected 130: $(cat err.txt)"
+  interrupt $pid "the run"
   dir=$(cat out.txt)
   json_check "$dir/summary.json" 'd["status"]=="cancelled" and all(r["status"]=="cancelled" for r in d["runs"])'
   ;;
 interrupted_seeds)
   # Ctrl-C while two seeds train side by side (threads 2, as most presets have it): the folder
-  # keeps both seeds' rows and --resume continues it to the uninterrupted run's numbers (it
-  # refused it: "unit 0 is not finished but a later one ran").
+  # keeps both seeds' rows and --resume continues both seeds from their states to the
+  # uninterrupted run's numbers (it refused it: "unit 0 is not finished but a later one ran").
   args=(cf-regression --steps 2000 --seeds 2 --set threads=2 --set save_state_seconds=0)
   full=$("$cli" run "${args[@]}" --out full 2>/dev/null) || fail "uninterrupted side-by-side run"
   "$cli" run "${args[@]}" --out sbs >out.txt 2>err.txt &
@@ -145,9 +149,7 @@ interrupted_seeds)
     [ -n "$f" ] && grep -q "^500,adam,0,test_loss," "$f" && break
     sleep 0.1
   done
-  kill -INT $pid
-  set +e; wait $pid; rc=$?; set -e
-  [ $rc -eq 130 ] || fail "side by side: exit code $rc after SIGINT: $(cat err.txt)"
+  interrupt $pid "side by side"
   dir=$(cat out.txt)
   grep -q ",adam,1,test_loss," "$dir/metrics.csv" || fail "the second seed's rows were not kept"
   "$cli" run --resume "$dir" >/dev/null 2>err.txt || fail "side by side: --resume: $(cat err.txt)"
