@@ -306,10 +306,14 @@ void RunStore::append_rows_of(const std::string& held_dir) {
 }
 
 std::vector<std::uint64_t> RunStore::shared_sizes() const {
+    return shared_sizes_in(dir_);
+}
+
+std::vector<std::uint64_t> RunStore::shared_sizes_in(const std::string& dir) {
     std::vector<std::uint64_t> out;
     for (const char* name : shared_files()) {
         std::error_code ec;
-        const auto size = fs::file_size(path(name), ec);
+        const auto size = fs::file_size(dir + "/" + name, ec);
         out.push_back(ec ? 0 : static_cast<std::uint64_t>(size));
     }
     return out;

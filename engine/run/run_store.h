@@ -66,6 +66,8 @@ public:
     // The byte sizes of the shared CSV files (metrics, spectra, traces, dwells, events; 0 for one
     // not yet written), every row so far flushed: what a resume truncates them back to.
     std::vector<std::uint64_t> shared_sizes() const;
+    // The same, of the shared files in another folder (0 for one missing).
+    static std::vector<std::uint64_t> shared_sizes_in(const std::string& dir);
     static const std::vector<const char*>& shared_files();
     // Appends the rows of the shared files in `held_dir` (the same files of a unit that wrote
     // aside while an earlier unit ran, training/run_reporter.h) after this folder's, file by file,

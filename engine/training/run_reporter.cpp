@@ -39,6 +39,8 @@ nlohmann::json summary_json(RunStatus status, const std::vector<MethodRunSummary
 void RunReporter::begin_units(int first_unit, int count) {
     std::lock_guard<std::mutex> lock(mutex_);
     next_to_commit_ = first_unit;
+    units_begin_ = first_unit;
+    units_end_ = first_unit + count;
     for (int u = first_unit; u < first_unit + count; ++u) pending_[u];
     if (store_ && !aside_dir_.empty() && !stopped_before(first_unit)) commit_aside(first_unit);
 }
@@ -141,7 +143,7 @@ void RunReporter::commit_aside(int unit) {
     if (!std::filesystem::exists(dir, ec)) return;
     aside_.erase(unit);  // closes its files (every row was flushed)
     const auto before = store_->shared_sizes();
-    const auto kept = RunStore(dir).shared_sizes();
+    const auto kept = RunStore::shared_sizes_in(dir);
     store_->append_rows_of(dir);
     const auto after = store_->shared_sizes();
     // Its state saw its rows aside: make it see them here. (A kill before this leaves the state
@@ -173,11 +175,14 @@ void RunReporter::commit_aside(int unit) {
 
 void RunReporter::show_rows_kept_aside() {
     std::lock_guard<std::mutex> lock(mutex_);
-    if (!store_) return;
-    for (auto it = aside_.begin(); it != aside_.end();) {
-        const int unit = it->first;
-        it = aside_.erase(it);  // closed: every row flushed
-        store_->append_rows_of(unit_rows_aside_path(aside_dir_, unit));
+    if (!store_ || aside_dir_.empty()) return;
+    aside_.clear();  // closed: every row was flushed
+    // Every unit of the sub-spec with rows aside, in order (one resumed as done before a kill
+    // has them without having written in this process).
+    for (int unit = units_begin_; unit < units_end_; ++unit) {
+        const std::string dir = unit_rows_aside_path(aside_dir_, unit);
+        std::error_code ec;
+        if (std::filesystem::exists(dir, ec)) store_->append_rows_of(dir);
     }
 }
 

@@ -98,6 +98,7 @@ private:
     double total_;
     double done_steps_ = 0;
     int next_to_commit_ = 0;
+    int units_begin_ = 0, units_end_ = 0;  // the units of the last begin_units
     std::map<int, Pending> pending_;
     std::map<int, WorkerProgress> running_;
     std::map<int, std::vector<MethodRunSummary>> in_progress_;
