@@ -100,6 +100,20 @@ text = open(sys.argv[1], encoding="utf-8").read()
 assert "`" + os.path.basename(sys.argv[3]) + "`" in text
 assert text.startswith("0 of 2 claims at the full tier (2 at the tiny tier)"), text[:120]
 PY
+  # A full-tier check still running a claim (no row yet) is named on that claim's row.
+  mkdir -p running/claims-full-20261205-145828
+  "$py" - "$again/claims.json" running/claims-full-20261205-145828/claims.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j.update(status="running", tier="full", claims=[], options=dict(j["options"], only=["escape"]))
+json.dump(j, open(sys.argv[2], "w"))
+PY
+  "$py" "$table" --brief "$dir" "$again" running/claims-full-20261205-145828 > running.md \
+    || fail "claims-table.py with a running check failed"
+  grep -q "^| \`escape\`.*; full tier running since 2026-12-05 14:58 |" running.md \
+    || fail "the running check is not named: $(cat running.md)"
+  grep -q "(2 at the tiny tier, 1 of them running at a higher tier)" running.md \
+    || fail "the header does not count the running check: $(head -1 running.md)"
   ;;
 *) fail "unknown scenario" ;;
 esac
