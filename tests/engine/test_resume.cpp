@@ -16,6 +16,7 @@
 
 #include "core/errors.h"
 #include "run/folder_lock.h"
+#include "run/run_store.h"
 #include "run/state_archive.h"
 #include "spec/experiment_spec.h"
 #include "test_helpers.h"
@@ -339,6 +340,41 @@ void expect_the_uninterrupted_run(const RunResult& full, const RunResult& resume
     EXPECT_FALSE(std::filesystem::exists(unit_rows_aside_path(dir, 1))) << context;
 }
 
+// A folder with a held unit, damaged: its rows aside cut short, or a state that saw the run's
+// files after a held one. --resume refuses each with the reason and cuts nothing.
+void expect_damaged_held_folders_refused(const std::string& dir, const std::string& scratch) {
+    namespace fs = std::filesystem;
+    auto damaged = [&](const std::string& name) {
+        const std::string copy = scratch + "/" + name;
+        fs::create_directories(scratch);
+        fs::copy(dir, copy, fs::copy_options::recursive);
+        return copy;
+    };
+    auto refused = [](const std::string& folder, const std::string& needle) {
+        const std::string before = read_text(folder + "/metrics.csv");
+        try {
+            prepare_resume(folder, resumable_spec(folder));
+            ADD_FAILURE() << "expected a refusal mentioning '" << needle << "'";
+        } catch (const std::exception& e) {
+            EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+        }
+        EXPECT_EQ(read_text(folder + "/metrics.csv"), before) << "cut before the refusal";
+    };
+    const std::string shorter = damaged("rows-cut");
+    const std::string rows = unit_rows_aside_path(shorter, 1) + "/metrics.csv";
+    ASSERT_TRUE(fs::exists(rows));
+    fs::resize_file(rows, fs::file_size(rows) / 2);
+    refused(shorter, "is shorter");
+    // Unit 0 marked held, unit 1 not: the run's files cannot hold unit 1's rows after unit 0's.
+    const std::string swapped = damaged("held-first");
+    for (int u : {0, 1}) {
+        auto a = StateArchive::read_file(unit_state_path(swapped, u));
+        a.put_int("held", u == 0 ? 1 : 0);
+        write_file_atomic(unit_state_path(swapped, u), a.serialize(), /*durable=*/false);
+    }
+    refused(swapped, "wrote its rows aside");
+}
+
 TEST(Resume, SeedsSideBySideKeepTheirProgressThroughAStopOrAKill) {
     auto spec = small_cf_spec();
     spec.threads = 2;
@@ -386,6 +422,7 @@ TEST(Resume, SeedsSideBySideKeepTheirProgressThroughAStopOrAKill) {
             EXPECT_NE(read_text(dir + "/metrics.csv").find("30,adam,1,test_loss,"),
                       std::string::npos);
         }
+        if (!kill) expect_damaged_held_folders_refused(dir, out.file("damaged"));
         const auto plan = prepare_resume(dir, resumable_spec(dir));
         ASSERT_EQ(plan->units.size(), 2u) << context;
         for (int u : {0, 1}) {
