@@ -113,10 +113,8 @@ void RunReporter::write_ordered(int unit, std::function<void(RunStore&)> write) 
 
 void RunReporter::write_state(int unit, std::function<void(const StateTarget&)> write) {
     std::lock_guard<std::mutex> lock(mutex_);
-    // Decided when the write goes out (one waiting in memory may go out after a stop).
-    write_in_order(unit, [this, unit, write = std::move(write)](RunStore& rows) {
-        const bool held = &rows != store_;
-        write({*store_, rows, held, held || !stopped_before(unit)});
+    write_in_order(unit, [this, write = std::move(write)](RunStore& rows) {
+        write({*store_, rows, &rows != store_});
     });
 }
 

@@ -46,14 +46,12 @@ public:
     // A store write that must keep the sequential order (e.g. appending to a shared file).
     void write_ordered(int unit, std::function<void(RunStore&)> write);
     // Where a unit's resume state (training/resume.h) goes: `rows` is the store its rows went to
-    // (the run's, or its own aside: `held`), whose sizes the state records. `keep` is false when
-    // the state must not be written: without rows kept aside, a unit after one that stopped
-    // unfinished (a stop with seeds side by side) runs again from its start on a resume.
+    // (the run's, or its own aside: `held`), whose sizes the state records. (States are written
+    // only with save_state, which keeps waiting rows aside: never from memory.)
     struct StateTarget {
         RunStore& run;
         RunStore& rows;
         bool held;
-        bool keep;
     };
     // A unit's resume state, in the same order as its rows.
     void write_state(int unit, std::function<void(const StateTarget&)> write);
@@ -69,7 +67,7 @@ public:
     void show_rows_kept_aside();
     // The unit is finished: its runs join the summary, and the next units' waiting writes go out.
     // A unit that ends while the run is cancelled counts as stopped unfinished: the units after
-    // it keep their rows aside (or, without that, save no state).
+    // it keep their rows aside.
     void finished(int unit, std::vector<MethodRunSummary> runs);
 
     std::vector<MethodRunSummary> take_runs() { return std::move(runs_); }

@@ -208,10 +208,7 @@ void SeedRun::save_unit_state(int step, bool finished, const std::vector<MethodR
             write_file_atomic(fork_state_path(to.run.dir(), unit, step), fork_copy->serialize(),
                               /*durable=*/false);
         }
-        // A later state replaced it, or (rows not kept aside) an earlier unit stopped
-        // unfinished: a resume runs this unit again from its start (a fork point is kept).
-        if (!to.keep) pending->archive.reset();
-        if (pending->seq != seq || !pending->archive) return;
+        if (pending->seq != seq || !pending->archive) return;  // a later state replaced it
         record(*pending->archive);
         write_file_atomic(unit_state_path(to.run.dir(), unit), pending->archive->serialize(),
                           /*durable=*/false);
