@@ -75,7 +75,9 @@ dead_rank)
 shard_resume)
   # A killed shard resumes its own cells (its states are unit1, unit3, …: not a prefix from unit 0)
   # to the rows of the uninterrupted shard, and runs no cell of another shard.
-  spec=(cf-regression --steps 200 --seeds 4 --shard 1/2 --set log_every=20 --set threads=1
+  # 600 steps: unit 3's first state comes at step 20, so the kill (polled every 20 ms) has
+  # 580 steps to land in, even on a fast machine beside another test.
+  spec=(cf-regression --steps 600 --seeds 4 --shard 1/2 --set log_every=20 --set threads=1
         --set save_state_seconds=0 --set task.n_train=1024 --set task.n_test=256
         --set diagnostics.one_step_every=0 --set diagnostics.spectrum_every=100)
   ref=$("$cli" run "${spec[@]}" --out ref 2>/dev/null) || fail "uninterrupted shard"

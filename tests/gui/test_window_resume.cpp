@@ -33,13 +33,16 @@ namespace {
 
 constexpr int kResumeTestTimeoutMs = 120000;
 
-// A short cf-regression run in the window (60 steps), run once and opened, so that the form
+// A short cf-regression run in the window (1 500 steps), run once and opened, so that the form
 // holds its fully resolved spec.json (the All settings box then lists every key, such as
 // save_state_seconds, which the preset file leaves to its default).
 void prepareShortRun(MainWindow& w, const QString& out) {
     w.setOutputDir(out);
     ASSERT_TRUE(w.selectPreset("cf-regression"));
-    w.setSteps(60);
+    // 1 500 steps (the preset's log point every 25): the pause below, sent from the window's
+    // progress slot after step 60, lands with over a thousand steps to spare however fast the
+    // machine (60 steps left a fast one ≈ 20 ms to take the pause).
+    w.setSteps(1500);
     w.startRun();
     ASSERT_TRUE(w.session()->isRunning()) << w.statusText().toStdString();
     ASSERT_TRUE(QTest::qWaitFor([&] { return !w.session()->isRunning(); }, kResumeTestTimeoutMs));
@@ -118,7 +121,7 @@ TEST(WindowResume, StoppedRunResumedFromTheToolbarEndsAsAnUninterruptedRun) {
     int heldAt = -1;
     const auto hold = QObject::connect(w.session(), &liftlab::TrainingSession::progress, &w,
                                        [&](double, int step, int) {
-                                           if (heldAt >= 0 || step < 6) return;
+                                           if (heldAt >= 0 || step < 60) return;
                                            heldAt = step;
                                            w.togglePause();
                                        });
